@@ -1,0 +1,1 @@
+//! (bmc: under construction)

@@ -1,0 +1,4 @@
+//! Deductive games (Klimoš–Kučera): built-in games, the spec language,
+//! knowledge as a formula, explicit outcome tables, strategies.
+
+pub mod table;

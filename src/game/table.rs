@@ -1,0 +1,497 @@
+//! The explicit form of a deductive game: every code, every experiment and
+//! the outcome of each experiment on each code, plus native builders for
+//! the built-in games.
+//!
+//! Input: a [`Builtin`] game (parsed from names such as `mastermind:4x6`),
+//! or, elsewhere, a spec whose codes were enumerated through SAT.
+//! Output: a [`Table`].
+//!
+//! Invariants: codes and experiments are 0-based indices in their canonical
+//! order (codes and guesses lexicographic, `AAAA < AAAB < …`; coin codes
+//! `1h < 1l < 2h < …`; weighings by size, then lexicographic); outcome
+//! indices are 0-based into [`Table::outcomes`]; a play ends when a final
+//! outcome is observed or, for games without final outcomes, when one code
+//! remains.
+
+use std::fmt;
+use std::str::FromStr;
+
+use thiserror::Error;
+
+/// One parameterised experiment, e.g. `guess A A B B` or
+/// `weighing2 1 2 3 4`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Experiment {
+    /// The experiment type's name (`guess`, `weighing2`, …).
+    pub kind: String,
+    /// The parameters, as alphabet symbols.
+    pub params: Vec<String>,
+}
+
+impl fmt::Display for Experiment {
+    /// `guess AABB` when every symbol is one character, else
+    /// `weighing2 1 2 3 4`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.kind)?;
+        if self.params.iter().all(|p| p.chars().count() == 1) {
+            write!(f, " {}", self.params.concat())
+        } else {
+            self.params.iter().try_for_each(|p| write!(f, " {p}"))
+        }
+    }
+}
+
+/// The explicit game: `outcome(e, c)` for every experiment `e` and code `c`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Table {
+    /// Display name of the game (`mastermind:4x6`).
+    pub name: String,
+    /// Code names, in canonical order (`AABB`, `7h`).
+    pub codes: Vec<String>,
+    pub experiments: Vec<Experiment>,
+    /// Outcome names (`1b2w`, `lighter`).
+    pub outcomes: Vec<String>,
+    /// `is_final[o]`: observing outcome `o` ends the play.
+    pub is_final: Vec<bool>,
+    /// `cells[e * codes.len() + c]`.
+    cells: Vec<u8>,
+}
+
+impl Table {
+    /// Builds a table; `cells` is row-major by experiment.
+    pub fn new(
+        name: String,
+        codes: Vec<String>,
+        experiments: Vec<Experiment>,
+        outcomes: Vec<String>,
+        is_final: Vec<bool>,
+        cells: Vec<u8>,
+    ) -> Table {
+        assert_eq!(cells.len(), codes.len() * experiments.len());
+        assert_eq!(outcomes.len(), is_final.len());
+        assert!(outcomes.len() <= 256);
+        Table {
+            name,
+            codes,
+            experiments,
+            outcomes,
+            is_final,
+            cells,
+        }
+    }
+
+    pub fn n_codes(&self) -> usize {
+        self.codes.len()
+    }
+
+    /// The outcome of experiment `e` on code `c`.
+    pub fn outcome(&self, e: usize, c: usize) -> u8 {
+        self.cells[e * self.codes.len() + c]
+    }
+
+    /// The outcomes of experiment `e` on every code.
+    pub fn row(&self, e: usize) -> &[u8] {
+        let n = self.codes.len();
+        &self.cells[e * n..(e + 1) * n]
+    }
+
+    /// Whether the game has final outcomes (else a play ends on
+    /// identification).
+    pub fn has_final(&self) -> bool {
+        self.is_final.iter().any(|&f| f)
+    }
+}
+
+/// A built-in game, named as on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `mastermind:PxC`: P pegs, C colours, black and white pegs.
+    Mastermind { pegs: usize, colours: usize },
+    /// `black-peg:PxC`: only black pegs are reported.
+    BlackPeg { pegs: usize, colours: usize },
+    /// `bulls-cows:PxC`: codes and guesses are P distinct symbols of C.
+    BullsCows { pegs: usize, symbols: usize },
+    /// `coins:N` (or `coins:N+1` with one extra genuine coin): one coin is
+    /// heavier or lighter; find it and which.
+    Coins { coins: usize, extra_genuine: bool },
+}
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum BuiltinError {
+    #[error("unknown game `{0}`: expected mastermind:PxC, black-peg:PxC, bulls-cows:PxC, coins:N or coins:N+1")]
+    Unknown(String),
+    #[error("game `{name}`: {why}")]
+    OutOfRange { name: String, why: String },
+}
+
+impl FromStr for Builtin {
+    type Err = BuiltinError;
+
+    fn from_str(s: &str) -> Result<Builtin, BuiltinError> {
+        let unknown = || BuiltinError::Unknown(s.to_string());
+        let (kind, size) = s.split_once(':').ok_or_else(unknown)?;
+        let pxc = || -> Result<(usize, usize), BuiltinError> {
+            let (p, c) = size.split_once('x').ok_or_else(unknown)?;
+            Ok((
+                p.parse().map_err(|_| unknown())?,
+                c.parse().map_err(|_| unknown())?,
+            ))
+        };
+        let game = match kind {
+            "mastermind" => {
+                let (pegs, colours) = pxc()?;
+                Builtin::Mastermind { pegs, colours }
+            }
+            "black-peg" => {
+                let (pegs, colours) = pxc()?;
+                Builtin::BlackPeg { pegs, colours }
+            }
+            "bulls-cows" => {
+                let (pegs, symbols) = pxc()?;
+                Builtin::BullsCows { pegs, symbols }
+            }
+            "coins" => {
+                let (n, extra_genuine) = match size.strip_suffix("+1") {
+                    Some(n) => (n, true),
+                    None => (size, false),
+                };
+                Builtin::Coins {
+                    coins: n.parse().map_err(|_| unknown())?,
+                    extra_genuine,
+                }
+            }
+            _ => return Err(unknown()),
+        };
+        game.validate(s)?;
+        Ok(game)
+    }
+}
+
+impl fmt::Display for Builtin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Builtin::Mastermind { pegs, colours } => write!(f, "mastermind:{pegs}x{colours}"),
+            Builtin::BlackPeg { pegs, colours } => write!(f, "black-peg:{pegs}x{colours}"),
+            Builtin::BullsCows { pegs, symbols } => write!(f, "bulls-cows:{pegs}x{symbols}"),
+            Builtin::Coins {
+                coins,
+                extra_genuine,
+            } => write!(f, "coins:{coins}{}", if extra_genuine { "+1" } else { "" }),
+        }
+    }
+}
+
+/// Symbol `i` (0-based) of a letter alphabet: `A`, `B`, …
+pub fn letter(i: usize) -> String {
+    char::from(b'A' + i as u8).to_string()
+}
+
+impl Builtin {
+    fn validate(&self, name: &str) -> Result<(), BuiltinError> {
+        let bad = |why: &str| {
+            Err(BuiltinError::OutOfRange {
+                name: name.to_string(),
+                why: why.to_string(),
+            })
+        };
+        match *self {
+            Builtin::Mastermind { pegs, colours } | Builtin::BlackPeg { pegs, colours } => {
+                if pegs == 0 || colours == 0 || colours > 26 {
+                    return bad("needs at least 1 peg and 1..=26 colours");
+                }
+            }
+            Builtin::BullsCows { pegs, symbols } => {
+                if pegs == 0 || symbols > 26 || pegs > symbols {
+                    return bad("needs 1 <= pegs <= symbols <= 26");
+                }
+            }
+            Builtin::Coins { coins, .. } => {
+                if coins < 2 {
+                    return bad("needs at least 2 coins");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every code of the game, as symbol indices (coins: `[coin, heavy]`).
+    pub fn code_digits(&self) -> Vec<Vec<usize>> {
+        match *self {
+            Builtin::Mastermind { pegs, colours } | Builtin::BlackPeg { pegs, colours } => {
+                all_words(pegs, colours)
+            }
+            Builtin::BullsCows { pegs, symbols } => all_words(pegs, symbols)
+                .into_iter()
+                .filter(|w| distinct(w))
+                .collect(),
+            Builtin::Coins { coins, .. } => {
+                (0..coins).flat_map(|c| [vec![c, 1], vec![c, 0]]).collect()
+            }
+        }
+    }
+
+    /// The explicit table, computed natively (no SAT).
+    pub fn table(&self) -> Table {
+        match *self {
+            Builtin::Mastermind { pegs, .. }
+            | Builtin::BlackPeg { pegs, .. }
+            | Builtin::BullsCows { pegs, .. } => self.code_table(pegs),
+            Builtin::Coins {
+                coins,
+                extra_genuine,
+            } => coins_table(self.to_string(), coins, extra_genuine),
+        }
+    }
+
+    /// Games whose experiments are guesses of a code.
+    fn code_table(&self, pegs: usize) -> Table {
+        let codes = self.code_digits();
+        let (outcomes, is_final, index): (Vec<String>, Vec<bool>, Box<dyn Fn(usize, usize) -> u8>) =
+            match self {
+                Builtin::Mastermind { .. } => {
+                    let pairs: Vec<(usize, usize)> = (0..=pegs)
+                        .flat_map(|b| (0..=pegs - b).map(move |w| (b, w)))
+                        .filter(|&(b, w)| !(b + 1 == pegs && w == 1))
+                        .collect();
+                    let names = pairs.iter().map(|(b, w)| format!("{b}b{w}w")).collect();
+                    let fin = pairs.iter().map(|&(b, _)| b == pegs).collect();
+                    let lookup = move |b: usize, w: usize| {
+                        pairs.iter().position(|&p| p == (b, w)).unwrap() as u8
+                    };
+                    (names, fin, Box::new(lookup))
+                }
+                Builtin::BlackPeg { .. } => (
+                    (0..=pegs).map(|b| format!("{b}b")).collect(),
+                    (0..=pegs).map(|b| b == pegs).collect(),
+                    Box::new(|b, _| b as u8),
+                ),
+                _ => {
+                    let pairs: Vec<(usize, usize)> = (0..=pegs)
+                        .flat_map(|b| (0..=pegs - b).map(move |c| (b, c)))
+                        .filter(|&(b, c)| !(b + 1 == pegs && c == 1))
+                        .collect();
+                    let names = pairs.iter().map(|(b, c)| format!("{b}b{c}c")).collect();
+                    let fin = pairs.iter().map(|&(b, _)| b == pegs).collect();
+                    let lookup = move |b: usize, c: usize| {
+                        pairs.iter().position(|&p| p == (b, c)).unwrap() as u8
+                    };
+                    (names, fin, Box::new(lookup))
+                }
+            };
+        let mut cells = Vec::with_capacity(codes.len() * codes.len());
+        for guess in &codes {
+            for code in &codes {
+                let (b, w) = score(guess, code);
+                cells.push(index(b, w));
+            }
+        }
+        let word = |w: &Vec<usize>| w.iter().map(|&d| letter(d)).collect::<Vec<_>>();
+        Table::new(
+            self.to_string(),
+            codes.iter().map(|w| word(w).concat()).collect(),
+            codes
+                .iter()
+                .map(|w| Experiment {
+                    kind: "guess".into(),
+                    params: word(w),
+                })
+                .collect(),
+            outcomes,
+            is_final,
+            cells,
+        )
+    }
+}
+
+/// Black and white pegs of `guess` against `code` (white = right symbol,
+/// wrong place). For distinct-symbol codes white pegs are the cows.
+pub fn score(guess: &[usize], code: &[usize]) -> (usize, usize) {
+    let black = guess.iter().zip(code).filter(|(a, b)| a == b).count();
+    let mut counts = [0i32; 26];
+    for &g in guess {
+        counts[g] += 1;
+    }
+    let mut common = 0;
+    for &c in code {
+        if counts[c] > 0 {
+            counts[c] -= 1;
+            common += 1;
+        }
+    }
+    (black, common - black)
+}
+
+/// All words of length `len` over `0..base`, lexicographic.
+fn all_words(len: usize, base: usize) -> Vec<Vec<usize>> {
+    let total = base.pow(len as u32);
+    (0..total)
+        .map(|mut n| {
+            let mut w = vec![0; len];
+            for slot in w.iter_mut().rev() {
+                *slot = n % base;
+                n /= base;
+            }
+            w
+        })
+        .collect()
+}
+
+fn distinct(w: &[usize]) -> bool {
+    w.iter()
+        .enumerate()
+        .all(|(i, a)| w[i + 1..].iter().all(|b| a != b))
+}
+
+/// Outcome indices of the coin game: left pan against right pan.
+const LIGHTER: u8 = 0;
+const HEAVIER: u8 = 1;
+const SAME: u8 = 2;
+
+/// The counterfeit-coin table. Coins are numbered 1..=N (N+1 is the extra
+/// genuine coin); `weighing<m>` puts params 1..m on the left pan and m+1..2m
+/// on the right; each pan is sorted and the left pan holds the smaller
+/// first coin (swapping pans only renames the outcomes).
+fn coins_table(name: String, coins: usize, extra_genuine: bool) -> Table {
+    let symbols = coins + usize::from(extra_genuine);
+    let codes: Vec<(usize, bool)> = (0..coins).flat_map(|c| [(c, true), (c, false)]).collect();
+    let mut experiments = Vec::new();
+    let mut cells = Vec::new();
+    for m in 1..=symbols / 2 {
+        for (left, right) in weighings(symbols, m) {
+            for &(coin, heavy) in &codes {
+                let outcome = if left.contains(&coin) {
+                    if heavy {
+                        HEAVIER
+                    } else {
+                        LIGHTER
+                    }
+                } else if right.contains(&coin) {
+                    if heavy {
+                        LIGHTER
+                    } else {
+                        HEAVIER
+                    }
+                } else {
+                    SAME
+                };
+                cells.push(outcome);
+            }
+            experiments.push(Experiment {
+                kind: format!("weighing{m}"),
+                params: left
+                    .iter()
+                    .chain(&right)
+                    .map(|c| (c + 1).to_string())
+                    .collect(),
+            });
+        }
+    }
+    Table::new(
+        name,
+        codes
+            .iter()
+            .map(|&(c, h)| format!("{}{}", c + 1, if h { 'h' } else { 'l' }))
+            .collect(),
+        experiments,
+        vec!["lighter".into(), "heavier".into(), "same".into()],
+        vec![false; 3],
+        cells,
+    )
+}
+
+/// Pairs of disjoint sorted pans of `m` coins each out of `0..symbols`,
+/// left pan's first coin smaller than the right pan's, lexicographic by
+/// the concatenated parameter list.
+fn weighings(symbols: usize, m: usize) -> Vec<(Vec<usize>, Vec<usize>)> {
+    let mut out = Vec::new();
+    for left in combinations(symbols, m) {
+        for right in combinations(symbols, m) {
+            if right[0] > left[0] && right.iter().all(|c| !left.contains(c)) {
+                out.push((left.clone(), right));
+            }
+        }
+    }
+    out
+}
+
+/// All sorted `k`-subsets of `0..n`, lexicographic.
+fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
+    fn go(start: usize, n: usize, k: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if cur.len() == k {
+            out.push(cur.clone());
+            return;
+        }
+        for i in start..n {
+            cur.push(i);
+            go(i + 1, n, k, cur, out);
+            cur.pop();
+        }
+    }
+    let mut out = Vec::new();
+    go(0, n, k, &mut Vec::new(), &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_names() {
+        assert_eq!(
+            "mastermind:4x6".parse(),
+            Ok(Builtin::Mastermind {
+                pegs: 4,
+                colours: 6
+            })
+        );
+        assert_eq!(
+            "coins:12+1".parse(),
+            Ok(Builtin::Coins {
+                coins: 12,
+                extra_genuine: true
+            })
+        );
+        assert!("chess:8x8".parse::<Builtin>().is_err());
+        assert!("bulls-cows:5x4".parse::<Builtin>().is_err());
+    }
+
+    #[test]
+    fn mastermind_table_shape() {
+        let t = Builtin::Mastermind {
+            pegs: 4,
+            colours: 6,
+        }
+        .table();
+        assert_eq!(t.codes.len(), 1296);
+        assert_eq!(t.experiments.len(), 1296);
+        assert_eq!(t.outcomes.len(), 14);
+        assert_eq!(t.codes[1], "AAAB");
+        let aabb = t.codes.iter().position(|c| c == "AABB").unwrap();
+        let abba = t.codes.iter().position(|c| c == "ABBA").unwrap();
+        assert_eq!(t.outcomes[t.outcome(aabb, abba) as usize], "2b2w");
+        assert!(t.is_final[t.outcome(aabb, aabb) as usize]);
+    }
+
+    #[test]
+    fn coin_counts() {
+        let t = Builtin::Coins {
+            coins: 12,
+            extra_genuine: false,
+        }
+        .table();
+        assert_eq!(t.codes.len(), 24);
+        assert_eq!(t.experiments.len(), 36_894);
+        assert!(!t.has_final());
+    }
+
+    #[test]
+    fn bulls_and_cows_codes_are_distinct() {
+        let t = Builtin::BullsCows {
+            pegs: 4,
+            symbols: 10,
+        }
+        .table();
+        assert_eq!(t.codes.len(), 5040);
+    }
+}

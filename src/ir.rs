@@ -1,0 +1,803 @@
+//! The IR: one finite-state transition system that every frontend produces
+//! and every engine consumes.
+//!
+//! Input: built by a frontend (`grid`, `game`) through the small builder API
+//! on [`System`]. Output: read by the SMV emitter (`smv`), the bounded model
+//! checker (`bmc`), and the [`System::check`] evaluator that verifies every
+//! answer before it is shown.
+//!
+//! Semantics (shared by all engines): a solution is a finite path
+//! `s0 … sk` such that
+//! * `s0` satisfies every [`System::init_assign`] and [`System::init`],
+//! * every pair `(si, si+1)` satisfies every [`System::next_assign`] and
+//!   [`System::trans`], and frozen variables keep their value,
+//! * every state satisfies every [`System::invar`],
+//! * `sk` satisfies [`System::goal`].
+//!
+//! In SMV terms this is `LTLSPEC !(F goal)` / `INVARSPEC !goal`: the
+//! counterexample is the solution. An assignment's right-hand side may be an
+//! [`Expr::Set`]: the variable takes any value of the set (nondeterministic
+//! choice, as SMV's `next(x) := {1, 4}`).
+//!
+//! Invariants: variable ids are 0-based indices into [`System::vars`];
+//! array elements are ordinary variables named `family[i]` (0-based) that
+//! also record their family, so the emitter can declare SMV arrays; a
+//! variable has at most one init and one next assignment, and a frozen
+//! variable has no next assignment.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use thiserror::Error;
+
+/// A variable of the system: 0-based index into [`System::vars`].
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct VarId(pub u32);
+
+impl VarId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// A named array of variables: 0-based index into [`System::families`].
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FamilyId(pub u32);
+
+/// A named DEFINE: 0-based index into [`System::defines`].
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DefineId(pub u32);
+
+/// A finite domain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Domain {
+    Bool,
+    /// Integers `lo..=hi` (SMV `lo..hi`).
+    Range {
+        lo: i64,
+        hi: i64,
+    },
+    /// Symbolic constants, in declaration order.
+    Enum(Vec<String>),
+}
+
+impl Domain {
+    /// Every value of the domain, in order (`FALSE` before `TRUE`).
+    pub fn values(&self) -> Vec<Value> {
+        match self {
+            Domain::Bool => vec![Value::Bool(false), Value::Bool(true)],
+            Domain::Range { lo, hi } => (*lo..=*hi).map(Value::Int).collect(),
+            Domain::Enum(syms) => syms.iter().map(|s| Value::Sym(s.clone())).collect(),
+        }
+    }
+
+    pub fn size(&self) -> usize {
+        match self {
+            Domain::Bool => 2,
+            Domain::Range { lo, hi } => (hi - lo + 1).max(0) as usize,
+            Domain::Enum(syms) => syms.len(),
+        }
+    }
+
+    pub fn contains(&self, v: &Value) -> bool {
+        match (self, v) {
+            (Domain::Bool, Value::Bool(_)) => true,
+            (Domain::Range { lo, hi }, Value::Int(i)) => lo <= i && i <= hi,
+            (Domain::Enum(syms), Value::Sym(s)) => syms.contains(s),
+            _ => false,
+        }
+    }
+
+    /// Reads a value as a model checker prints it (`TRUE`, `-3`, `sym`).
+    pub fn parse_value(&self, text: &str) -> Option<Value> {
+        let text = text.trim();
+        let v = match self {
+            Domain::Bool => match text {
+                "TRUE" | "1" => Value::Bool(true),
+                "FALSE" | "0" => Value::Bool(false),
+                _ => return None,
+            },
+            Domain::Range { .. } => Value::Int(text.parse().ok()?),
+            Domain::Enum(_) => Value::Sym(text.to_string()),
+        };
+        self.contains(&v).then_some(v)
+    }
+}
+
+/// A concrete value.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Value {
+    Bool(bool),
+    Int(i64),
+    Sym(String),
+}
+
+impl fmt::Display for Value {
+    /// SMV spelling: `TRUE`, `FALSE`, `3`, `sym`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Bool(true) => f.write_str("TRUE"),
+            Value::Bool(false) => f.write_str("FALSE"),
+            Value::Int(i) => write!(f, "{i}"),
+            Value::Sym(s) => f.write_str(s),
+        }
+    }
+}
+
+/// A state variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Var {
+    /// SMV name; array elements are `family[i]`.
+    pub name: String,
+    pub domain: Domain,
+    /// Never changes along a path (SMV `FROZENVAR`).
+    pub frozen: bool,
+    /// The array this variable belongs to, and its 0-based index there.
+    pub family: Option<(FamilyId, usize)>,
+}
+
+/// An array of variables sharing one domain: `name[0..len)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Family {
+    pub name: String,
+    pub domain: Domain,
+    pub frozen: bool,
+    /// Element `i` is `elems[i]`.
+    pub elems: Vec<VarId>,
+}
+
+/// A named expression over the current state (SMV `DEFINE`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Define {
+    pub name: String,
+    pub expr: Expr,
+}
+
+/// An expression over the current state and, in `trans` and next
+/// assignments, the next state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expr {
+    Const(Value),
+    Var(VarId),
+    /// The value of the variable in the next state.
+    Next(VarId),
+    Define(DefineId),
+    Not(Box<Expr>),
+    And(Vec<Expr>),
+    Or(Vec<Expr>),
+    Implies(Box<Expr>, Box<Expr>),
+    Iff(Box<Expr>, Box<Expr>),
+    Eq(Box<Expr>, Box<Expr>),
+    Lt(Box<Expr>, Box<Expr>),
+    Le(Box<Expr>, Box<Expr>),
+    /// Integer sum.
+    Add(Vec<Expr>),
+    /// Integer difference `a - b`.
+    Sub(Box<Expr>, Box<Expr>),
+    /// Number of true operands (integer).
+    Count(Vec<Expr>),
+    Ite(Box<Expr>, Box<Expr>, Box<Expr>),
+    /// `case g1 : v1; g2 : v2; … esac`: the value of the first true guard;
+    /// no true guard is an evaluation error.
+    Case(Vec<(Expr, Expr)>),
+    /// Membership `e in {a, b, …}`.
+    In(Box<Expr>, Vec<Expr>),
+    /// A set of values: only as the right-hand side of an assignment or a
+    /// case branch value there (nondeterministic choice).
+    Set(Vec<Expr>),
+}
+
+impl Default for Expr {
+    /// `TRUE`: the goal of a system that has not set one.
+    fn default() -> Self {
+        Expr::t()
+    }
+}
+
+impl Expr {
+    pub fn t() -> Expr {
+        Expr::Const(Value::Bool(true))
+    }
+    pub fn f() -> Expr {
+        Expr::Const(Value::Bool(false))
+    }
+    pub fn int(i: i64) -> Expr {
+        Expr::Const(Value::Int(i))
+    }
+    pub fn sym(s: &str) -> Expr {
+        Expr::Const(Value::Sym(s.to_string()))
+    }
+    pub fn var(v: VarId) -> Expr {
+        Expr::Var(v)
+    }
+    pub fn next(v: VarId) -> Expr {
+        Expr::Next(v)
+    }
+    pub fn not(e: Expr) -> Expr {
+        Expr::Not(Box::new(e))
+    }
+    pub fn eq(a: Expr, b: Expr) -> Expr {
+        Expr::Eq(Box::new(a), Box::new(b))
+    }
+    pub fn lt(a: Expr, b: Expr) -> Expr {
+        Expr::Lt(Box::new(a), Box::new(b))
+    }
+    pub fn le(a: Expr, b: Expr) -> Expr {
+        Expr::Le(Box::new(a), Box::new(b))
+    }
+    pub fn implies(a: Expr, b: Expr) -> Expr {
+        Expr::Implies(Box::new(a), Box::new(b))
+    }
+    pub fn iff(a: Expr, b: Expr) -> Expr {
+        Expr::Iff(Box::new(a), Box::new(b))
+    }
+    pub fn ite(c: Expr, a: Expr, b: Expr) -> Expr {
+        Expr::Ite(Box::new(c), Box::new(a), Box::new(b))
+    }
+    pub fn is_in(e: Expr, set: Vec<Expr>) -> Expr {
+        Expr::In(Box::new(e), set)
+    }
+
+    /// Whether the expression mentions `next(...)` anywhere.
+    pub fn mentions_next(&self) -> bool {
+        let mut found = false;
+        self.visit(&mut |e| found |= matches!(e, Expr::Next(_)));
+        found
+    }
+
+    /// Calls `f` on this expression and every sub-expression (pre-order).
+    /// Does not descend into DEFINEs.
+    pub fn visit(&self, f: &mut impl FnMut(&Expr)) {
+        f(self);
+        match self {
+            Expr::Const(_) | Expr::Var(_) | Expr::Next(_) | Expr::Define(_) => {}
+            Expr::Not(a) => a.visit(f),
+            Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Count(xs) | Expr::Set(xs) => {
+                xs.iter().for_each(|x| x.visit(f))
+            }
+            Expr::Implies(a, b)
+            | Expr::Iff(a, b)
+            | Expr::Eq(a, b)
+            | Expr::Lt(a, b)
+            | Expr::Le(a, b)
+            | Expr::Sub(a, b) => {
+                a.visit(f);
+                b.visit(f);
+            }
+            Expr::Ite(c, a, b) => {
+                c.visit(f);
+                a.visit(f);
+                b.visit(f);
+            }
+            Expr::Case(arms) => arms.iter().for_each(|(g, v)| {
+                g.visit(f);
+                v.visit(f);
+            }),
+            Expr::In(a, xs) => {
+                a.visit(f);
+                xs.iter().for_each(|x| x.visit(f));
+            }
+        }
+    }
+}
+
+/// An assignment `init(var) := value` or `next(var) := value`; `value` may
+/// be (or contain, in case branches) an [`Expr::Set`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Assign {
+    pub var: VarId,
+    pub value: Expr,
+}
+
+/// A constraint with a label saying what it is for (shown as a comment in
+/// SMV output and named when the evaluator finds it violated).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Constraint {
+    pub label: String,
+    pub expr: Expr,
+}
+
+/// The transition system. See the module documentation for its semantics.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct System {
+    /// Module comment lines (what this system models).
+    pub comment: Vec<String>,
+    pub vars: Vec<Var>,
+    pub families: Vec<Family>,
+    pub defines: Vec<Define>,
+    pub init_assign: Vec<Assign>,
+    pub next_assign: Vec<Assign>,
+    pub init: Vec<Constraint>,
+    pub trans: Vec<Constraint>,
+    pub invar: Vec<Constraint>,
+    /// The goal; usually `Expr::Define` of a DEFINE named `goal`/`solved`.
+    pub goal: Expr,
+    /// Exact number of transitions of every solution, when the frontend
+    /// knows it (a path puzzle has `open cells - 1` moves).
+    pub bound: Option<usize>,
+}
+
+/// A finite path of full states, as read from any engine.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Trace {
+    /// `states[i][v]` is the value of variable `VarId(v)` in state `i`.
+    pub states: Vec<Vec<Value>>,
+    /// 0-based index of the state where a lasso loop starts, if any.
+    pub loop_start: Option<usize>,
+}
+
+/// Why a trace is not a solution of the system.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum EvalError {
+    #[error("the trace has no states")]
+    Empty,
+    #[error("state {step}: variable `{var}` is missing")]
+    Missing { step: usize, var: String },
+    #[error("state {step}: variable `{var}` has value `{value}`, outside its domain")]
+    OutOfDomain {
+        step: usize,
+        var: String,
+        value: String,
+    },
+    #[error("state {step}: unknown variable `{var}`")]
+    UnknownVar { step: usize, var: String },
+    #[error("state {step}: frozen variable `{var}` changed")]
+    FrozenChanged { step: usize, var: String },
+    #[error("state {step}: {what} is violated")]
+    Violated { step: usize, what: String },
+    #[error("state {step}: the goal does not hold in the last state")]
+    GoalFails { step: usize },
+    #[error("state {step}: cannot evaluate {what}: {why}")]
+    Type {
+        step: usize,
+        what: String,
+        why: String,
+    },
+}
+
+impl System {
+    /// Adds a scalar variable and returns its id.
+    pub fn add_var(&mut self, name: impl Into<String>, domain: Domain, frozen: bool) -> VarId {
+        let id = VarId(self.vars.len() as u32);
+        self.vars.push(Var {
+            name: name.into(),
+            domain,
+            frozen,
+            family: None,
+        });
+        id
+    }
+
+    /// Adds an array `name[0..len)` and returns its elements' ids.
+    pub fn add_family(
+        &mut self,
+        name: impl Into<String>,
+        len: usize,
+        domain: Domain,
+        frozen: bool,
+    ) -> Vec<VarId> {
+        let name = name.into();
+        let fam = FamilyId(self.families.len() as u32);
+        let elems: Vec<VarId> = (0..len)
+            .map(|i| {
+                let id = VarId(self.vars.len() as u32);
+                self.vars.push(Var {
+                    name: format!("{name}[{i}]"),
+                    domain: domain.clone(),
+                    frozen,
+                    family: Some((fam, i)),
+                });
+                id
+            })
+            .collect();
+        self.families.push(Family {
+            name,
+            domain,
+            frozen,
+            elems: elems.clone(),
+        });
+        elems
+    }
+
+    /// Adds a DEFINE and returns an expression referring to it.
+    pub fn add_define(&mut self, name: impl Into<String>, expr: Expr) -> Expr {
+        let id = DefineId(self.defines.len() as u32);
+        self.defines.push(Define {
+            name: name.into(),
+            expr,
+        });
+        Expr::Define(id)
+    }
+
+    pub fn var(&self, v: VarId) -> &Var {
+        &self.vars[v.index()]
+    }
+
+    pub fn var_by_name(&self, name: &str) -> Option<VarId> {
+        self.vars
+            .iter()
+            .position(|v| v.name == name)
+            .map(|i| VarId(i as u32))
+    }
+
+    /// Builds a full trace from name-keyed states as a model checker prints
+    /// them (values already carried forward). Names the system does not
+    /// know (DEFINEs, inputs) are ignored; a missing variable is an error.
+    pub fn trace_from_named(
+        &self,
+        states: &[BTreeMap<String, String>],
+        loop_start: Option<usize>,
+    ) -> Result<Trace, EvalError> {
+        let mut out = Vec::with_capacity(states.len());
+        for (step, named) in states.iter().enumerate() {
+            let mut state = Vec::with_capacity(self.vars.len());
+            for var in &self.vars {
+                let text = named.get(&var.name).ok_or_else(|| EvalError::Missing {
+                    step,
+                    var: var.name.clone(),
+                })?;
+                let value = var
+                    .domain
+                    .parse_value(text)
+                    .ok_or_else(|| EvalError::OutOfDomain {
+                        step,
+                        var: var.name.clone(),
+                        value: text.clone(),
+                    })?;
+                state.push(value);
+            }
+            out.push(state);
+        }
+        Ok(Trace {
+            states: out,
+            loop_start,
+        })
+    }
+
+    /// Checks that `trace` is a solution (see the module documentation).
+    pub fn check(&self, trace: &Trace) -> Result<(), EvalError> {
+        let last = trace.states.len().checked_sub(1).ok_or(EvalError::Empty)?;
+        for (step, state) in trace.states.iter().enumerate() {
+            self.check_domains(step, state)?;
+            for c in &self.invar {
+                self.require(step, state, None, &c.expr, &format!("INVAR `{}`", c.label))?;
+            }
+        }
+        let s0 = &trace.states[0];
+        for a in &self.init_assign {
+            let what = format!("init({})", self.var(a.var).name);
+            self.require_assign(0, s0, None, a, &s0[a.var.index()], &what)?;
+        }
+        for c in &self.init {
+            self.require(0, s0, None, &c.expr, &format!("INIT `{}`", c.label))?;
+        }
+        for (step, pair) in trace.states.windows(2).enumerate() {
+            let (cur, nxt) = (&pair[0], &pair[1]);
+            for (i, var) in self.vars.iter().enumerate() {
+                if var.frozen && cur[i] != nxt[i] {
+                    return Err(EvalError::FrozenChanged {
+                        step: step + 1,
+                        var: var.name.clone(),
+                    });
+                }
+            }
+            for a in &self.next_assign {
+                let what = format!("next({})", self.var(a.var).name);
+                self.require_assign(step, cur, Some(nxt), a, &nxt[a.var.index()], &what)?;
+            }
+            for c in &self.trans {
+                self.require(
+                    step,
+                    cur,
+                    Some(nxt),
+                    &c.expr,
+                    &format!("TRANS `{}`", c.label),
+                )?;
+            }
+        }
+        let state = &trace.states[last];
+        match self.eval(state, None, &self.goal) {
+            Ok(Value::Bool(true)) => Ok(()),
+            Ok(_) => Err(EvalError::GoalFails { step: last }),
+            Err(why) => Err(EvalError::Type {
+                step: last,
+                what: "the goal".into(),
+                why,
+            }),
+        }
+    }
+
+    fn check_domains(&self, step: usize, state: &[Value]) -> Result<(), EvalError> {
+        if state.len() != self.vars.len() {
+            return Err(EvalError::Missing {
+                step,
+                var: format!("({} values for {} variables)", state.len(), self.vars.len()),
+            });
+        }
+        for (var, value) in self.vars.iter().zip(state) {
+            if !var.domain.contains(value) {
+                return Err(EvalError::OutOfDomain {
+                    step,
+                    var: var.name.clone(),
+                    value: value.to_string(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn require(
+        &self,
+        step: usize,
+        cur: &[Value],
+        nxt: Option<&[Value]>,
+        e: &Expr,
+        what: &str,
+    ) -> Result<(), EvalError> {
+        match self.eval(cur, nxt, e) {
+            Ok(Value::Bool(true)) => Ok(()),
+            Ok(_) => Err(EvalError::Violated {
+                step,
+                what: what.to_string(),
+            }),
+            Err(why) => Err(EvalError::Type {
+                step,
+                what: what.to_string(),
+                why,
+            }),
+        }
+    }
+
+    fn require_assign(
+        &self,
+        step: usize,
+        cur: &[Value],
+        nxt: Option<&[Value]>,
+        a: &Assign,
+        actual: &Value,
+        what: &str,
+    ) -> Result<(), EvalError> {
+        let allowed = self
+            .eval_set(cur, nxt, &a.value)
+            .map_err(|why| EvalError::Type {
+                step,
+                what: what.to_string(),
+                why,
+            })?;
+        if allowed.contains(actual) {
+            Ok(())
+        } else {
+            Err(EvalError::Violated {
+                step,
+                what: what.to_string(),
+            })
+        }
+    }
+
+    /// Evaluates an assignment right-hand side to the set of values it
+    /// allows (a singleton unless it involves [`Expr::Set`]).
+    pub fn eval_set(
+        &self,
+        cur: &[Value],
+        nxt: Option<&[Value]>,
+        e: &Expr,
+    ) -> Result<Vec<Value>, String> {
+        match e {
+            Expr::Set(xs) => {
+                let mut out = Vec::new();
+                for x in xs {
+                    out.extend(self.eval_set(cur, nxt, x)?);
+                }
+                Ok(out)
+            }
+            Expr::Case(arms) => {
+                for (g, v) in arms {
+                    if self.eval_bool(cur, nxt, g)? {
+                        return self.eval_set(cur, nxt, v);
+                    }
+                }
+                Err("no case guard holds".into())
+            }
+            Expr::Ite(c, a, b) => {
+                if self.eval_bool(cur, nxt, c)? {
+                    self.eval_set(cur, nxt, a)
+                } else {
+                    self.eval_set(cur, nxt, b)
+                }
+            }
+            _ => Ok(vec![self.eval(cur, nxt, e)?]),
+        }
+    }
+
+    fn eval_bool(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<bool, String> {
+        match self.eval(cur, nxt, e)? {
+            Value::Bool(b) => Ok(b),
+            v => Err(format!("expected a boolean, got `{v}`")),
+        }
+    }
+
+    fn eval_int(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<i64, String> {
+        match self.eval(cur, nxt, e)? {
+            Value::Int(i) => Ok(i),
+            v => Err(format!("expected an integer, got `{v}`")),
+        }
+    }
+
+    /// Evaluates `e` in state `cur` (and `nxt` for `next(...)`).
+    pub fn eval(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<Value, String> {
+        let b = |x: bool| Ok(Value::Bool(x));
+        match e {
+            Expr::Const(v) => Ok(v.clone()),
+            Expr::Var(v) => Ok(cur[v.index()].clone()),
+            Expr::Next(v) => nxt
+                .map(|n| n[v.index()].clone())
+                .ok_or_else(|| format!("next({}) outside a transition", self.var(*v).name)),
+            Expr::Define(d) => self.eval(cur, nxt, &self.defines[d.0 as usize].expr),
+            Expr::Not(a) => b(!self.eval_bool(cur, nxt, a)?),
+            Expr::And(xs) => {
+                for x in xs {
+                    if !self.eval_bool(cur, nxt, x)? {
+                        return b(false);
+                    }
+                }
+                b(true)
+            }
+            Expr::Or(xs) => {
+                for x in xs {
+                    if self.eval_bool(cur, nxt, x)? {
+                        return b(true);
+                    }
+                }
+                b(false)
+            }
+            Expr::Implies(p, q) => b(!self.eval_bool(cur, nxt, p)? || self.eval_bool(cur, nxt, q)?),
+            Expr::Iff(p, q) => b(self.eval_bool(cur, nxt, p)? == self.eval_bool(cur, nxt, q)?),
+            Expr::Eq(p, q) => b(self.eval(cur, nxt, p)? == self.eval(cur, nxt, q)?),
+            Expr::Lt(p, q) => b(self.eval_int(cur, nxt, p)? < self.eval_int(cur, nxt, q)?),
+            Expr::Le(p, q) => b(self.eval_int(cur, nxt, p)? <= self.eval_int(cur, nxt, q)?),
+            Expr::Add(xs) => {
+                let mut sum = 0i64;
+                for x in xs {
+                    sum += self.eval_int(cur, nxt, x)?;
+                }
+                Ok(Value::Int(sum))
+            }
+            Expr::Sub(p, q) => Ok(Value::Int(
+                self.eval_int(cur, nxt, p)? - self.eval_int(cur, nxt, q)?,
+            )),
+            Expr::Count(xs) => {
+                let mut n = 0i64;
+                for x in xs {
+                    n += self.eval_bool(cur, nxt, x)? as i64;
+                }
+                Ok(Value::Int(n))
+            }
+            Expr::Ite(c, p, q) => {
+                if self.eval_bool(cur, nxt, c)? {
+                    self.eval(cur, nxt, p)
+                } else {
+                    self.eval(cur, nxt, q)
+                }
+            }
+            Expr::Case(arms) => {
+                for (g, v) in arms {
+                    if self.eval_bool(cur, nxt, g)? {
+                        return self.eval(cur, nxt, v);
+                    }
+                }
+                Err("no case guard holds".into())
+            }
+            Expr::In(x, set) => {
+                let v = self.eval(cur, nxt, x)?;
+                for s in set {
+                    if self.eval_set(cur, nxt, s)?.contains(&v) {
+                        return b(true);
+                    }
+                }
+                b(false)
+            }
+            Expr::Set(_) => Err("a set of values where one value is expected".into()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A counter 0..3 that must reach 3, with a nondeterministic step of 1 or 2.
+    fn counter() -> (System, VarId) {
+        let mut sys = System::default();
+        let x = sys.add_var("x", Domain::Range { lo: 0, hi: 3 }, false);
+        sys.init_assign.push(Assign {
+            var: x,
+            value: Expr::int(0),
+        });
+        sys.next_assign.push(Assign {
+            var: x,
+            value: Expr::Case(vec![
+                (
+                    Expr::lt(Expr::var(x), Expr::int(2)),
+                    Expr::Set(vec![
+                        Expr::Add(vec![Expr::var(x), Expr::int(1)]),
+                        Expr::Add(vec![Expr::var(x), Expr::int(2)]),
+                    ]),
+                ),
+                (Expr::t(), Expr::int(3)),
+            ]),
+        });
+        sys.goal = sys.add_define("goal", Expr::eq(Expr::var(x), Expr::int(3)));
+        (sys, x)
+    }
+
+    fn trace(xs: &[i64]) -> Trace {
+        Trace {
+            states: xs.iter().map(|&i| vec![Value::Int(i)]).collect(),
+            loop_start: None,
+        }
+    }
+
+    #[test]
+    fn accepts_paths_through_nondeterministic_choice() {
+        let (sys, _) = counter();
+        assert_eq!(sys.check(&trace(&[0, 2, 3])), Ok(()));
+        assert_eq!(sys.check(&trace(&[0, 1, 3])), Ok(()));
+        assert_eq!(sys.check(&trace(&[0, 1, 2, 3])), Ok(()));
+    }
+
+    #[test]
+    fn rejects_bad_init_step_goal_and_domain() {
+        let (sys, _) = counter();
+        assert!(matches!(
+            sys.check(&trace(&[1, 3])),
+            Err(EvalError::Violated { step: 0, .. })
+        ));
+        assert!(matches!(
+            sys.check(&trace(&[0, 3])),
+            Err(EvalError::Violated { step: 0, .. })
+        ));
+        assert!(matches!(
+            sys.check(&trace(&[0, 2])),
+            Err(EvalError::GoalFails { step: 1 })
+        ));
+        assert!(matches!(
+            sys.check(&trace(&[0, 4])),
+            Err(EvalError::OutOfDomain { step: 1, .. })
+        ));
+        assert_eq!(sys.check(&trace(&[])), Err(EvalError::Empty));
+    }
+
+    #[test]
+    fn reads_named_states() {
+        let (sys, _) = counter();
+        let states: Vec<BTreeMap<String, String>> = ["0", "2", "3"]
+            .iter()
+            .map(|v| BTreeMap::from([("x".to_string(), v.to_string())]))
+            .collect();
+        let t = sys.trace_from_named(&states, None).unwrap();
+        assert_eq!(t, trace(&[0, 2, 3]));
+        let bad = vec![BTreeMap::from([("x".to_string(), "9".to_string())])];
+        assert!(matches!(
+            sys.trace_from_named(&bad, None),
+            Err(EvalError::OutOfDomain { .. })
+        ));
+    }
+
+    #[test]
+    fn frozen_variables_must_not_change() {
+        let mut sys = System::default();
+        let s = sys.add_var("s", Domain::Bool, true);
+        sys.goal = Expr::var(s);
+        let t = Trace {
+            states: vec![vec![Value::Bool(false)], vec![Value::Bool(true)]],
+            loop_start: None,
+        };
+        assert!(matches!(
+            sys.check(&t),
+            Err(EvalError::FrozenChanged { step: 1, .. })
+        ));
+    }
+}

@@ -1,0 +1,1 @@
+//! (smv: under construction)
