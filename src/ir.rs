@@ -216,7 +216,7 @@ impl Expr {
     pub fn next(v: VarId) -> Expr {
         Expr::Next(v)
     }
-    pub fn not(e: Expr) -> Expr {
+    pub fn negate(e: Expr) -> Expr {
         Expr::Not(Box::new(e))
     }
     pub fn eq(a: Expr, b: Expr) -> Expr {
@@ -318,6 +318,10 @@ pub struct System {
     /// Exact number of transitions of every solution, when the frontend
     /// knows it (a path puzzle has `open cells - 1` moves).
     pub bound: Option<usize>,
+    /// The variables that tell two solutions apart (a path puzzle's
+    /// position, a game's secret); engines that count solutions block on
+    /// these only. Empty means every variable.
+    pub solution_vars: Vec<VarId>,
 }
 
 /// A finite path of full states, as read from any engine.

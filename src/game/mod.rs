@@ -2,3 +2,4 @@
 //! knowledge as a formula, explicit outcome tables, strategies.
 
 pub mod table;
+pub mod tree;

@@ -246,45 +246,32 @@ impl Builtin {
     /// Games whose experiments are guesses of a code.
     fn code_table(&self, pegs: usize) -> Table {
         let codes = self.code_digits();
-        let (outcomes, is_final, index): (Vec<String>, Vec<bool>, Box<dyn Fn(usize, usize) -> u8>) =
-            match self {
-                Builtin::Mastermind { .. } => {
-                    let pairs: Vec<(usize, usize)> = (0..=pegs)
-                        .flat_map(|b| (0..=pegs - b).map(move |w| (b, w)))
-                        .filter(|&(b, w)| !(b + 1 == pegs && w == 1))
-                        .collect();
-                    let names = pairs.iter().map(|(b, w)| format!("{b}b{w}w")).collect();
-                    let fin = pairs.iter().map(|&(b, _)| b == pegs).collect();
-                    let lookup = move |b: usize, w: usize| {
-                        pairs.iter().position(|&p| p == (b, w)).unwrap() as u8
-                    };
-                    (names, fin, Box::new(lookup))
-                }
-                Builtin::BlackPeg { .. } => (
-                    (0..=pegs).map(|b| format!("{b}b")).collect(),
-                    (0..=pegs).map(|b| b == pegs).collect(),
-                    Box::new(|b, _| b as u8),
-                ),
-                _ => {
-                    let pairs: Vec<(usize, usize)> = (0..=pegs)
-                        .flat_map(|b| (0..=pegs - b).map(move |c| (b, c)))
-                        .filter(|&(b, c)| !(b + 1 == pegs && c == 1))
-                        .collect();
-                    let names = pairs.iter().map(|(b, c)| format!("{b}b{c}c")).collect();
-                    let fin = pairs.iter().map(|&(b, _)| b == pegs).collect();
-                    let lookup = move |b: usize, c: usize| {
-                        pairs.iter().position(|&p| p == (b, c)).unwrap() as u8
-                    };
-                    (names, fin, Box::new(lookup))
-                }
-            };
+        // Outcomes as (black, white) pairs; black-peg games report no
+        // white pegs; (pegs - 1, 1) cannot happen.
+        let (white, suffix) = match self {
+            Builtin::BlackPeg { .. } => (false, ""),
+            Builtin::BullsCows { .. } => (true, "c"),
+            _ => (true, "w"),
+        };
+        let pairs: Vec<(usize, usize)> = (0..=pegs)
+            .flat_map(|b| (0..=if white { pegs - b } else { 0 }).map(move |w| (b, w)))
+            .filter(|&(b, w)| !(b + 1 == pegs && w == 1))
+            .collect();
+        let mut index = vec![vec![u8::MAX; pegs + 1]; pegs + 1];
+        for (i, &(b, w)) in pairs.iter().enumerate() {
+            index[b][w] = i as u8;
+        }
         let mut cells = Vec::with_capacity(codes.len() * codes.len());
         for guess in &codes {
             for code in &codes {
                 let (b, w) = score(guess, code);
-                cells.push(index(b, w));
+                cells.push(index[b][if white { w } else { 0 }]);
             }
         }
+        let name = |&(b, w): &(usize, usize)| match white {
+            true => format!("{b}b{w}{suffix}"),
+            false => format!("{b}b"),
+        };
         let word = |w: &Vec<usize>| w.iter().map(|&d| letter(d)).collect::<Vec<_>>();
         Table::new(
             self.to_string(),
@@ -296,8 +283,8 @@ impl Builtin {
                     params: word(w),
                 })
                 .collect(),
-            outcomes,
-            is_final,
+            pairs.iter().map(name).collect(),
+            pairs.iter().map(|&(b, _)| b == pegs).collect(),
             cells,
         )
     }
