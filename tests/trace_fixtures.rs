@@ -285,3 +285,26 @@ fn format_detection_picks_the_parser() {
     assert_eq!(a[0].states, b[0].states);
     assert_eq!(a[0].loop_starts, b[0].loop_starts);
 }
+
+/// NuSMV 2.6 and nuXmv print the same trace with headers indented by two
+/// spaces and values by four. nuXmv cannot be installed here, so the real
+/// 2.5.4 output is re-indented that way and must read the same.
+#[test]
+fn nusmv_2_6_and_nuxmv_indentation_reads_the_same() {
+    let src = fixture("inputs.bdd.out");
+    let indented: String = src
+        .lines()
+        .map(|l| {
+            let in_trace = l.starts_with("-> ") || l.starts_with("-- Loop") || l.starts_with("  ");
+            if in_trace {
+                format!("  {l}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    assert_ne!(indented, src);
+    let a = parse_text(&src).unwrap();
+    let b = parse_text(&indented).unwrap_or_else(|e| panic!("{}", e.render(&indented)));
+    assert_eq!(a, b);
+}
