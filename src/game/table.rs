@@ -18,6 +18,8 @@ use std::str::FromStr;
 
 use thiserror::Error;
 
+use super::generate;
+
 /// One parameterised experiment, e.g. `guess A A B B` or
 /// `weighing2 1 2 3 4`.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -55,6 +57,54 @@ pub struct Table {
     pub is_final: Vec<bool>,
     /// `cells[e * codes.len() + c]`.
     cells: Vec<u8>,
+    /// Each code as a valuation of the game's variables, when known (the
+    /// fixed-variable strategies need it).
+    pub valuations: Option<Valuations>,
+}
+
+/// Codes as valuations: one bit row per code, over named variables.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Valuations {
+    pub vars: Vec<String>,
+    /// `u64` words per code.
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl Valuations {
+    /// Packs `rows[c][v]` (every row as long as `vars`).
+    pub fn new(vars: Vec<String>, rows: &[Vec<bool>]) -> Valuations {
+        let words = vars.len().div_ceil(64).max(1);
+        let mut bits = vec![0u64; words * rows.len()];
+        for (c, row) in rows.iter().enumerate() {
+            assert_eq!(row.len(), vars.len());
+            for (v, &b) in row.iter().enumerate() {
+                if b {
+                    bits[c * words + v / 64] |= 1 << (v % 64);
+                }
+            }
+        }
+        Valuations { vars, words, bits }
+    }
+
+    /// The packed row of code `c`: variable `v` is bit `v % 64` of word
+    /// `v / 64`; bits past the last variable are zero.
+    pub fn row(&self, c: usize) -> &[u64] {
+        &self.bits[c * self.words..(c + 1) * self.words]
+    }
+
+    pub fn words(&self) -> usize {
+        self.words
+    }
+
+    pub fn get(&self, c: usize, v: usize) -> bool {
+        self.row(c)[v / 64] >> (v % 64) & 1 == 1
+    }
+
+    /// Code `c` as a list of booleans.
+    pub fn code(&self, c: usize) -> Vec<bool> {
+        (0..self.vars.len()).map(|v| self.get(c, v)).collect()
+    }
 }
 
 impl Table {
@@ -77,7 +127,15 @@ impl Table {
             outcomes,
             is_final,
             cells,
+            valuations: None,
         }
+    }
+
+    /// Attaches the codes' valuations (one row per code).
+    pub fn with_valuations(mut self, valuations: Valuations) -> Table {
+        assert_eq!(valuations.bits.len(), valuations.words * self.codes.len());
+        self.valuations = Some(valuations);
+        self
     }
 
     pub fn n_codes(&self) -> usize {
@@ -230,9 +288,10 @@ impl Builtin {
         }
     }
 
-    /// The explicit table, computed natively (no SAT).
+    /// The explicit table, computed natively (no SAT), with the codes'
+    /// valuations over the variables of the generated spec.
     pub fn table(&self) -> Table {
-        match *self {
+        let table = match *self {
             Builtin::Mastermind { pegs, .. }
             | Builtin::BlackPeg { pegs, .. }
             | Builtin::BullsCows { pegs, .. } => self.code_table(pegs),
@@ -240,6 +299,26 @@ impl Builtin {
                 coins,
                 extra_genuine,
             } => coins_table(self.to_string(), coins, extra_genuine),
+        };
+        let rows: Vec<Vec<bool>> = self
+            .code_digits()
+            .iter()
+            .map(|d| generate::valuation(*self, d))
+            .collect();
+        let vars = generate::spec(*self).vars;
+        table.with_valuations(Valuations::new(vars, &rows))
+    }
+
+    /// The number of codes, without building them.
+    pub fn n_codes(&self) -> u128 {
+        match *self {
+            Builtin::Mastermind { pegs, colours } | Builtin::BlackPeg { pegs, colours } => {
+                (colours as u128).saturating_pow(pegs as u32)
+            }
+            Builtin::BullsCows { pegs, symbols } => {
+                (symbols - pegs + 1..=symbols).map(|s| s as u128).product()
+            }
+            Builtin::Coins { coins, .. } => 2 * coins as u128,
         }
     }
 
@@ -253,10 +332,7 @@ impl Builtin {
             Builtin::BullsCows { .. } => (true, "c"),
             _ => (true, "w"),
         };
-        let pairs: Vec<(usize, usize)> = (0..=pegs)
-            .flat_map(|b| (0..=if white { pegs - b } else { 0 }).map(move |w| (b, w)))
-            .filter(|&(b, w)| !(b + 1 == pegs && w == 1))
-            .collect();
+        let pairs = generate::peg_outcomes(pegs, white);
         let mut index = vec![vec![u8::MAX; pegs + 1]; pegs + 1];
         for (i, &(b, w)) in pairs.iter().enumerate() {
             index[b][w] = i as u8;

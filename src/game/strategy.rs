@@ -1,0 +1,681 @@
+//! One-step look-ahead strategies on an explicit table, built into
+//! decision trees.
+//!
+//! Input: a [`Table`] (its codes' valuations too for the fixed-variable
+//! strategies), a [`Strategy`] and a [`Ties`] rule. Output: a [`Tree`]
+//! over every code (analysed by `Tree::analyze`), or one play.
+//!
+//! For the codes still possible S and an experiment e, the outcomes split
+//! S into parts of sizes n_i (N = |S|) with f_i variables fixed in part i:
+//! * `first-possible`: no look-ahead, the first experiment that can still
+//!   show a final outcome (a possible code); in games without final
+//!   outcomes, the first experiment that splits S;
+//! * `max-models` (Knuth): minimise max n_i;
+//! * `exp-models` (Irving): minimise Σ n_i² / N;
+//! * `ent-models` (Neuwirth): maximise entropy, i.e. minimise Σ n_i log n_i;
+//! * `parts` (Kooi): maximise the number of parts;
+//! * `min-fixed`: maximise min f_i;
+//! * `exp-fixed`: maximise Σ n_i f_i / N.
+//!
+//! Ranks are compared exactly: N is the same for every candidate, so the
+//! integer numerators decide; entropy compares Π n_i^n_i, first with
+//! floating point, and exactly (prime exponents and big integers) whenever
+//! the two sums are too close for floating point to tell.
+//!
+//! Candidates are only *useful* experiments: ones that split S, or that
+//! show a final outcome on S's only code (otherwise a play could loop).
+//! Ties go to an experiment that can show a final outcome (`possible-first`,
+//! default) and then to the first in table order (lexicographic), or
+//! straight to the first (`lexicographic`).
+//!
+//! Invariants: a play ends on a final outcome, or, in games without final
+//! outcomes, as soon as one code remains (see `tree`). A code of a game
+//! with final outcomes that no experiment can confirm ends the play once
+//! identified.
+
+use std::cmp::Ordering;
+use std::fmt;
+use std::str::FromStr;
+
+use thiserror::Error;
+
+use super::table::Table;
+use super::tree::Tree;
+
+/// A one-step look-ahead strategy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strategy {
+    FirstPossible,
+    MaxModels,
+    ExpModels,
+    EntModels,
+    Parts,
+    MinFixed,
+    ExpFixed,
+}
+
+impl Strategy {
+    pub const ALL: [Strategy; 7] = [
+        Strategy::FirstPossible,
+        Strategy::MaxModels,
+        Strategy::ExpModels,
+        Strategy::EntModels,
+        Strategy::Parts,
+        Strategy::MinFixed,
+        Strategy::ExpFixed,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::FirstPossible => "first-possible",
+            Strategy::MaxModels => "max-models",
+            Strategy::ExpModels => "exp-models",
+            Strategy::EntModels => "ent-models",
+            Strategy::Parts => "parts",
+            Strategy::MinFixed => "min-fixed",
+            Strategy::ExpFixed => "exp-fixed",
+        }
+    }
+
+    fn needs_fixed(self) -> bool {
+        matches!(self, Strategy::MinFixed | Strategy::ExpFixed)
+    }
+}
+
+impl fmt::Display for Strategy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Strategy {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Strategy, String> {
+        Strategy::ALL
+            .into_iter()
+            .find(|x| x.name() == s)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Strategy::ALL.iter().map(|x| x.name()).collect();
+                format!(
+                    "unknown strategy `{s}` (expected one of {})",
+                    names.join(", ")
+                )
+            })
+    }
+}
+
+/// How ties between equally ranked experiments are broken.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ties {
+    /// Prefer an experiment that can show a final outcome, then the first.
+    PossibleFirst,
+    /// The first in table order (COBRA's rule for exp-, ent- and fixed
+    /// strategies).
+    Lexicographic,
+}
+
+impl Ties {
+    pub fn name(self) -> &'static str {
+        match self {
+            Ties::PossibleFirst => "possible-first",
+            Ties::Lexicographic => "lexicographic",
+        }
+    }
+}
+
+impl fmt::Display for Ties {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Ties {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Ties, String> {
+        match s {
+            "possible-first" => Ok(Ties::PossibleFirst),
+            "lexicographic" => Ok(Ties::Lexicographic),
+            _ => Err(format!(
+                "unknown tie rule `{s}` (expected possible-first or lexicographic)"
+            )),
+        }
+    }
+}
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum StrategyError {
+    #[error("{0} needs the codes as valuations, which this table does not have")]
+    NoValuations(Strategy),
+    #[error("no experiment tells codes {0} and {1} apart")]
+    Indistinguishable(String, String),
+    #[error("experiment `{experiment}` shows the final outcome `{outcome}` on {n} codes: a final outcome must identify the code")]
+    FinalNotUnique {
+        experiment: String,
+        outcome: String,
+        n: usize,
+    },
+    #[error("unknown code `{0}`")]
+    UnknownCode(String),
+}
+
+/// What to do with the codes still possible.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Choice {
+    /// The code is known; the play is over.
+    Known(usize),
+    /// Play this experiment.
+    Play(usize),
+}
+
+/// A candidate's rank: smaller is better.
+#[derive(Clone, Debug)]
+enum Rank {
+    Int(u64),
+    /// Σ n log n in floating point; `sizes` (sorted) for exact ties.
+    Ent(f64, Vec<u32>),
+}
+
+/// Chooses experiments for one strategy on one table.
+pub struct Planner<'t> {
+    table: &'t Table,
+    strategy: Strategy,
+    ties: Ties,
+    has_final: bool,
+    counts: Vec<u32>,
+    touched: Vec<u8>,
+    words: usize,
+    /// Per outcome, AND and OR of the part's valuations.
+    and: Vec<u64>,
+    or: Vec<u64>,
+    /// Valid variable bits per word.
+    mask: Vec<u64>,
+    /// n ln n for n up to the number of codes.
+    nlogn: Vec<f64>,
+}
+
+impl<'t> Planner<'t> {
+    pub fn new(
+        table: &'t Table,
+        strategy: Strategy,
+        ties: Ties,
+    ) -> Result<Planner<'t>, StrategyError> {
+        let (words, mask) = match (&table.valuations, strategy.needs_fixed()) {
+            (Some(v), _) => {
+                let n = v.vars.len();
+                let mask = (0..v.words())
+                    .map(|w| {
+                        let bits = n.saturating_sub(64 * w).min(64);
+                        if bits == 64 {
+                            u64::MAX
+                        } else {
+                            (1u64 << bits) - 1
+                        }
+                    })
+                    .collect();
+                (v.words(), mask)
+            }
+            (None, true) => return Err(StrategyError::NoValuations(strategy)),
+            (None, false) => (0, Vec::new()),
+        };
+        let m = table.outcomes.len();
+        Ok(Planner {
+            table,
+            strategy,
+            ties,
+            has_final: table.has_final(),
+            counts: vec![0; m],
+            touched: Vec::with_capacity(m),
+            words,
+            and: vec![0; m * words],
+            or: vec![0; m * words],
+            mask,
+            nlogn: (0..=table.n_codes())
+                .map(|n| {
+                    if n < 2 {
+                        0.0
+                    } else {
+                        n as f64 * (n as f64).ln()
+                    }
+                })
+                .collect(),
+        })
+    }
+
+    /// Counts the parts of `s` under experiment `e` into `counts`/`touched`
+    /// (and the valuations' AND/OR for the fixed strategies).
+    fn split(&mut self, e: usize, s: &[u32]) {
+        let row = self.table.row(e);
+        if self.strategy.needs_fixed() {
+            let vals = self.table.valuations.as_ref().expect("checked in new");
+            let w = self.words;
+            for &c in s {
+                let o = row[c as usize] as usize;
+                let bits = vals.row(c as usize);
+                if self.counts[o] == 0 {
+                    self.touched.push(o as u8);
+                    self.and[o * w..(o + 1) * w].copy_from_slice(bits);
+                    self.or[o * w..(o + 1) * w].copy_from_slice(bits);
+                } else {
+                    for (i, &b) in bits.iter().enumerate() {
+                        self.and[o * w + i] &= b;
+                        self.or[o * w + i] |= b;
+                    }
+                }
+                self.counts[o] += 1;
+            }
+        } else {
+            for &c in s {
+                let o = row[c as usize];
+                if self.counts[o as usize] == 0 {
+                    self.touched.push(o);
+                }
+                self.counts[o as usize] += 1;
+            }
+        }
+    }
+
+    fn clear(&mut self) {
+        for &o in &self.touched {
+            self.counts[o as usize] = 0;
+        }
+        self.touched.clear();
+    }
+
+    fn fixed(&self, o: usize) -> u64 {
+        let w = self.words;
+        (0..w)
+            .map(|i| {
+                ((self.and[o * w + i] | !self.or[o * w + i]) & self.mask[i]).count_ones() as u64
+            })
+            .sum()
+    }
+
+    /// The rank of the current split (smaller is better).
+    fn rank(&self) -> Rank {
+        let parts = self
+            .touched
+            .iter()
+            .map(|&o| (o as usize, self.counts[o as usize] as u64));
+        match self.strategy {
+            Strategy::FirstPossible => Rank::Int(0),
+            Strategy::MaxModels => Rank::Int(parts.map(|(_, n)| n).max().unwrap_or(0)),
+            Strategy::ExpModels => Rank::Int(parts.map(|(_, n)| n * n).sum()),
+            Strategy::Parts => Rank::Int(u64::MAX - self.touched.len() as u64),
+            Strategy::MinFixed => {
+                Rank::Int(u64::MAX - parts.map(|(o, _)| self.fixed(o)).min().unwrap_or(0))
+            }
+            Strategy::ExpFixed => {
+                Rank::Int(u64::MAX - parts.map(|(o, n)| n * self.fixed(o)).sum::<u64>())
+            }
+            Strategy::EntModels => {
+                Rank::Ent(parts.map(|(_, n)| self.nlogn[n as usize]).sum(), Vec::new())
+            }
+        }
+    }
+
+    fn sizes(&self) -> Vec<u32> {
+        let mut v: Vec<u32> = self
+            .touched
+            .iter()
+            .map(|&o| self.counts[o as usize])
+            .collect();
+        v.sort_unstable();
+        v
+    }
+
+    /// Compares the current split's rank with `best`'s, filling in exact
+    /// sizes when the entropy sums are too close to call.
+    fn compare(&self, rank: &mut Rank, best: &mut Rank) -> Ordering {
+        match (rank, best) {
+            (Rank::Int(a), Rank::Int(b)) => (*a).cmp(b),
+            (Rank::Ent(a, sa), Rank::Ent(b, sb)) => {
+                let tol = 1e-7 * (1.0 + a.abs().max(b.abs()));
+                if (*a - *b).abs() > tol {
+                    return a.total_cmp(b);
+                }
+                if sa.is_empty() {
+                    *sa = self.sizes();
+                }
+                exact::compare_nlogn(sa, sb)
+            }
+            _ => unreachable!("one strategy ranks one way"),
+        }
+    }
+
+    /// The experiment to play on the codes `s` (non-empty, indices into
+    /// the table), or the code if the play is over.
+    pub fn choose(&mut self, s: &[u32]) -> Result<Choice, StrategyError> {
+        if s.len() == 1 && !self.has_final {
+            return Ok(Choice::Known(s[0] as usize));
+        }
+        let mut best: Option<(usize, Rank, bool)> = None;
+        let mut first_useful = None;
+        for e in 0..self.table.experiments.len() {
+            self.split(e, s);
+            let useful = self.touched.len() > 1
+                || (self.touched.len() == 1 && self.table.is_final[self.touched[0] as usize]);
+            if !useful {
+                self.clear();
+                continue;
+            }
+            let possible = self
+                .touched
+                .iter()
+                .any(|&o| self.table.is_final[o as usize]);
+            if self.strategy == Strategy::FirstPossible {
+                self.clear();
+                if possible || !self.has_final {
+                    return Ok(Choice::Play(e));
+                }
+                first_useful.get_or_insert(e);
+                continue;
+            }
+            let mut rank = self.rank();
+            let better = match &mut best {
+                None => true,
+                Some((_, best_rank, best_possible)) => match self.compare(&mut rank, best_rank) {
+                    Ordering::Less => true,
+                    Ordering::Greater => false,
+                    Ordering::Equal => {
+                        self.ties == Ties::PossibleFirst && possible && !*best_possible
+                    }
+                },
+            };
+            if better {
+                if let Rank::Ent(_, sizes) = &mut rank {
+                    if sizes.is_empty() {
+                        *sizes = self.sizes();
+                    }
+                }
+                best = Some((e, rank, possible));
+            }
+            self.clear();
+        }
+        if let Some((e, _, _)) = best {
+            return Ok(Choice::Play(e));
+        }
+        if let Some(e) = first_useful {
+            return Ok(Choice::Play(e));
+        }
+        if s.len() == 1 {
+            return Ok(Choice::Known(s[0] as usize));
+        }
+        let name = |i: usize| self.table.codes[s[i] as usize].clone();
+        Err(StrategyError::Indistinguishable(name(0), name(1)))
+    }
+
+    /// The decision tree over every code; `progress(done, total)` is called
+    /// as codes are placed in leaves.
+    pub fn tree(&mut self, progress: &mut dyn FnMut(usize, usize)) -> Result<Tree, StrategyError> {
+        let all: Vec<u32> = (0..self.table.n_codes() as u32).collect();
+        let mut done = 0;
+        self.subtree(all, &mut done, progress)
+    }
+
+    fn subtree(
+        &mut self,
+        s: Vec<u32>,
+        done: &mut usize,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<Tree, StrategyError> {
+        let total = self.table.n_codes();
+        let e = match self.choose(&s)? {
+            Choice::Known(code) => {
+                *done += 1;
+                progress(*done, total);
+                return Ok(Tree::Leaf { code });
+            }
+            Choice::Play(e) => e,
+        };
+        let row = self.table.row(e);
+        let mut parts: Vec<(u8, Vec<u32>)> = Vec::new();
+        for &c in &s {
+            let o = row[c as usize];
+            match parts.iter_mut().find(|(x, _)| *x == o) {
+                Some((_, p)) => p.push(c),
+                None => parts.push((o, vec![c])),
+            }
+        }
+        parts.sort_by_key(|(o, _)| *o);
+        let mut children = Vec::with_capacity(parts.len());
+        for (o, part) in parts {
+            let child = if self.table.is_final[o as usize] {
+                if part.len() != 1 {
+                    return Err(StrategyError::FinalNotUnique {
+                        experiment: self.table.experiments[e].to_string(),
+                        outcome: self.table.outcomes[o as usize].clone(),
+                        n: part.len(),
+                    });
+                }
+                *done += 1;
+                progress(*done, total);
+                Tree::Leaf {
+                    code: part[0] as usize,
+                }
+            } else {
+                self.subtree(part, done, progress)?
+            };
+            children.push((o, child));
+        }
+        Ok(Tree::Node {
+            experiment: e,
+            children,
+        })
+    }
+
+    /// One play against `secret` (a code index): each experiment, its
+    /// outcome and how many codes remain after it.
+    pub fn play(&mut self, secret: usize) -> Result<Vec<Step>, StrategyError> {
+        let mut s: Vec<u32> = (0..self.table.n_codes() as u32).collect();
+        let mut steps = Vec::new();
+        while let Choice::Play(e) = self.choose(&s)? {
+            let o = self.table.outcome(e, secret);
+            s.retain(|&c| self.table.outcome(e, c as usize) == o);
+            steps.push(Step {
+                experiment: e,
+                outcome: o,
+                remaining: s.len(),
+            });
+            if self.table.is_final[o as usize] {
+                break;
+            }
+        }
+        Ok(steps)
+    }
+}
+
+/// One experiment of a play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub experiment: usize,
+    pub outcome: u8,
+    /// Codes still possible after the outcome.
+    pub remaining: usize,
+}
+
+/// Exact comparison of Π n^n for two multisets of part sizes.
+mod exact {
+    use std::cmp::Ordering;
+    use std::collections::BTreeMap;
+
+    /// Compares Π a^a with Π b^b (`a`, `b` sorted).
+    pub fn compare_nlogn(a: &[u32], b: &[u32]) -> Ordering {
+        if a == b {
+            return Ordering::Equal;
+        }
+        // Prime exponents of the quotient Π a^a / Π b^b.
+        let mut exps: BTreeMap<u64, i64> = BTreeMap::new();
+        for (sizes, sign) in [(a, 1i64), (b, -1i64)] {
+            for &n in sizes {
+                for (p, k) in factor(n as u64) {
+                    *exps.entry(p).or_default() += sign * k as i64 * n as i64;
+                }
+            }
+        }
+        let num = power_product(
+            exps.iter()
+                .filter(|(_, &e)| e > 0)
+                .map(|(&p, &e)| (p, e as u64)),
+        );
+        let den = power_product(
+            exps.iter()
+                .filter(|(_, &e)| e < 0)
+                .map(|(&p, &e)| (p, (-e) as u64)),
+        );
+        compare_big(&num, &den)
+    }
+
+    fn factor(mut n: u64) -> Vec<(u64, u32)> {
+        let mut out = Vec::new();
+        let mut p = 2;
+        while p * p <= n {
+            let mut k = 0;
+            while n.is_multiple_of(p) {
+                n /= p;
+                k += 1;
+            }
+            if k > 0 {
+                out.push((p, k));
+            }
+            p += 1;
+        }
+        if n > 1 {
+            out.push((n, 1));
+        }
+        out
+    }
+
+    /// Π p^e as little-endian base-2³² limbs.
+    fn power_product(factors: impl Iterator<Item = (u64, u64)>) -> Vec<u32> {
+        let mut x = vec![1u32];
+        for (p, e) in factors {
+            for _ in 0..e {
+                let mut carry = 0u64;
+                for limb in x.iter_mut() {
+                    let v = *limb as u64 * p + carry;
+                    *limb = v as u32;
+                    carry = v >> 32;
+                }
+                while carry > 0 {
+                    x.push(carry as u32);
+                    carry >>= 32;
+                }
+            }
+        }
+        x
+    }
+
+    fn compare_big(a: &[u32], b: &[u32]) -> Ordering {
+        a.len()
+            .cmp(&b.len())
+            .then_with(|| a.iter().rev().cmp(b.iter().rev()))
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        #[test]
+        fn compares_products_of_powers_exactly() {
+            // 4^4 = 256 = 2^8 · 1: [4] vs [2, 2, 2, 2] (2^2·2^2·2^2·2^2 = 256).
+            assert_eq!(compare_nlogn(&[4], &[2, 2, 2, 2]), Ordering::Equal);
+            // 3^3 = 27 > 2^2 · 1 = 4.
+            assert_eq!(compare_nlogn(&[3], &[1, 2]), Ordering::Greater);
+            assert_eq!(compare_nlogn(&[1, 2], &[3]), Ordering::Less);
+            // 6^6 = 46656 vs 2^2·4^4 = 1024.
+            assert_eq!(compare_nlogn(&[6], &[2, 4]), Ordering::Greater);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::table::Builtin;
+
+    fn analyze(game: &str, s: Strategy, ties: Ties) -> (crate::game::tree::Analysis, String) {
+        let table = game.parse::<Builtin>().unwrap().table();
+        let tree = Planner::new(&table, s, ties)
+            .unwrap()
+            .tree(&mut |_, _| {})
+            .unwrap();
+        let first = match &tree {
+            Tree::Node { experiment, .. } => table.experiments[*experiment].to_string(),
+            Tree::Leaf { .. } => String::new(),
+        };
+        (tree.analyze(&table).unwrap(), first)
+    }
+
+    #[test]
+    fn mastermind_4x6_reference_results() {
+        use Strategy::*;
+        use Ties::*;
+        let (a, first) = analyze("mastermind:4x6", MaxModels, PossibleFirst);
+        assert_eq!((a.total, a.worst, first.as_str()), (5801, 5, "guess AABB"));
+        assert_eq!(a.histogram, vec![0, 1, 6, 62, 533, 694]);
+        let cases = [
+            (FirstPossible, PossibleFirst, 7471, "guess AAAA"),
+            (ExpModels, PossibleFirst, 5696, "guess AABC"),
+            (EntModels, PossibleFirst, 5722, "guess ABCD"),
+            (Parts, PossibleFirst, 5668, "guess AABC"),
+            (ExpModels, Lexicographic, 5996, "guess AABC"),
+            (EntModels, Lexicographic, 6017, "guess ABCD"),
+        ];
+        for (s, t, total, f) in cases {
+            let (a, first) = analyze("mastermind:4x6", s, t);
+            assert_eq!((a.total, first.as_str()), (total, f), "{s} {t}");
+        }
+    }
+
+    /// COBRA's rules: possible-first ties for max-models and parts, plain
+    /// lexicographic ties for exp-models.
+    #[test]
+    fn mastermind_3x3_reference_results() {
+        let (a, _) = analyze("mastermind:3x3", Strategy::MaxModels, Ties::PossibleFirst);
+        assert_eq!((a.codes, a.total), (27, 74));
+        let (a, _) = analyze("mastermind:3x3", Strategy::ExpModels, Ties::Lexicographic);
+        assert_eq!(a.total, 76);
+        let (a, _) = analyze("mastermind:3x3", Strategy::Parts, Ties::PossibleFirst);
+        assert_eq!(a.total, 73);
+    }
+
+    #[test]
+    fn coins_12_reference_result() {
+        let (a, _) = analyze("coins:12", Strategy::MaxModels, Ties::PossibleFirst);
+        assert_eq!((a.codes, a.worst, a.total), (24, 3, 72));
+    }
+
+    #[test]
+    fn plays_follow_the_tree() {
+        let table = "mastermind:4x6".parse::<Builtin>().unwrap().table();
+        let mut p = Planner::new(&table, Strategy::Parts, Ties::PossibleFirst).unwrap();
+        let tree = p.tree(&mut |_, _| {}).unwrap();
+        for secret in [0, 77, 1295] {
+            let steps = p.play(secret).unwrap();
+            assert_eq!(steps.len(), tree.cost(&table, secret).unwrap());
+            let last = steps.last().unwrap();
+            assert_eq!((last.experiment, last.remaining), (secret, 1));
+        }
+    }
+
+    #[test]
+    fn fixed_strategies_need_valuations_and_find_every_coin() {
+        let mut table = "coins:5".parse::<Builtin>().unwrap().table();
+        for s in [Strategy::MinFixed, Strategy::ExpFixed] {
+            let tree = Planner::new(&table, s, Ties::PossibleFirst)
+                .unwrap()
+                .tree(&mut |_, _| {})
+                .unwrap();
+            let a = tree.analyze(&table).unwrap();
+            assert_eq!(a.codes, 10);
+            assert!(a.worst >= 3);
+        }
+        table.valuations = None;
+        assert!(matches!(
+            Planner::new(&table, Strategy::MinFixed, Ties::PossibleFirst),
+            Err(StrategyError::NoValuations(_))
+        ));
+    }
+}
