@@ -153,66 +153,69 @@ impl WordSymmetry {
         out
     }
 
-    /// The least image of `w` under the stabiliser, then with absent
-    /// symbols reduced.
-    fn representative(
-        &self,
-        w: &[u8],
-        group: &[(usize, [u8; 32])],
-        unplayed: &[u8],
-        absent: &[u8],
-        out: &mut [u8],
-    ) {
-        let mut best = [u8::MAX; 8];
-        let mut img = [0u8; 8];
-        for (pi, tau) in group {
-            let perm = &self.perms[*pi];
-            let mut fresh = [u8::MAX; 32];
-            let mut next_fresh = 0;
-            // (σw)[perm[j]] = τ(w[j]); fill positions in order to relabel
-            // unplayed symbols by first appearance.
-            let mut src = [0u8; 8];
-            for j in 0..self.pegs {
-                src[perm[j] as usize] = w[j];
-            }
-            for i in 0..self.pegs {
-                let s = src[i];
-                img[i] = if tau[s as usize] != u8::MAX {
-                    tau[s as usize]
-                } else {
-                    if fresh[s as usize] == u8::MAX {
-                        fresh[s as usize] = unplayed[next_fresh];
-                        next_fresh += 1;
-                    }
-                    fresh[s as usize]
-                };
-            }
-            if img[..self.pegs] < best[..self.pegs] {
-                best[..self.pegs].copy_from_slice(&img[..self.pegs]);
-            }
+    /// The image of `w` under the position permutation `perm` with the
+    /// symbol map `tau` on played symbols, unplayed symbols renamed in
+    /// order of first appearance to the smallest unplayed ones.
+    fn image(&self, w: &[u8], perm: &[u8], tau: &[u8; 32], unplayed: &[u8]) -> [u8; 8] {
+        let mut src = [0u8; 8];
+        for j in 0..self.pegs {
+            src[perm[j] as usize] = w[j];
         }
-        out.copy_from_slice(&best[..self.pegs]);
-        if absent.len() >= 2 {
-            let is_absent = |s: u8| absent.contains(&s);
-            match self.absent {
-                AbsentMode::Collapse => {
-                    for s in out.iter_mut() {
-                        if is_absent(*s) {
-                            *s = absent[0];
-                        }
+        let mut fresh = [u8::MAX; 32];
+        let mut next_fresh = 0;
+        let mut img = [0u8; 8];
+        for (t, &s) in img.iter_mut().zip(&src[..self.pegs]) {
+            *t = if tau[s as usize] != u8::MAX {
+                tau[s as usize]
+            } else {
+                if fresh[s as usize] == u8::MAX {
+                    fresh[s as usize] = unplayed[next_fresh];
+                    next_fresh += 1;
+                }
+                fresh[s as usize]
+            };
+        }
+        img
+    }
+
+    /// Whether `w`'s unplayed symbols already appear as the smallest
+    /// unplayed ones in order of first appearance.
+    fn normalised(&self, w: &[u8], played: u32, unplayed: &[u8]) -> bool {
+        let mut next = 0;
+        let mut used = 0u32;
+        for &s in w {
+            if played >> s & 1 == 1 || used >> s & 1 == 1 {
+                continue;
+            }
+            if unplayed.get(next) != Some(&s) {
+                return false;
+            }
+            used |= 1 << s;
+            next += 1;
+        }
+        true
+    }
+
+    fn reduce_absent(&self, word: &mut [u8], absent: &[u8]) {
+        let is_absent = |s: u8| absent.contains(&s);
+        match self.absent {
+            AbsentMode::Collapse => {
+                for s in word.iter_mut() {
+                    if is_absent(*s) {
+                        *s = absent[0];
                     }
                 }
-                AbsentMode::Renumber => {
-                    let mut map = [u8::MAX; 32];
-                    let mut next = 0;
-                    for s in out.iter_mut() {
-                        if is_absent(*s) {
-                            if map[*s as usize] == u8::MAX {
-                                map[*s as usize] = absent[next];
-                                next += 1;
-                            }
-                            *s = map[*s as usize];
+            }
+            AbsentMode::Renumber => {
+                let mut map = [u8::MAX; 32];
+                let mut next = 0;
+                for s in word.iter_mut() {
+                    if is_absent(*s) {
+                        if map[*s as usize] == u8::MAX {
+                            map[*s as usize] = absent[next];
+                            next += 1;
                         }
+                        *s = map[*s as usize];
                     }
                 }
             }
@@ -235,23 +238,51 @@ impl Symmetry for WordSymmetry {
         let absent = symbols(all & !present);
         let unplayed = symbols(all & !played);
         let group = self.stabiliser(history);
-        if group.len() <= 1 && unplayed.len() <= 1 && absent.len() <= 1 {
+        let trivial_group = group.len() <= 1 && unplayed.len() <= 1;
+        if trivial_group && absent.len() <= 1 {
             return None;
         }
+        if trivial_group && self.absent == AbsentMode::Collapse {
+            // Only absent symbols reduce: keep guesses whose absent
+            // symbols are all the smallest one.
+            let others = (all & !present) & !(1u32 << absent[0]);
+            return Some(
+                (0..self.words.len() as u32)
+                    .filter(|&e| self.masks[e as usize] & others == 0)
+                    .collect(),
+            );
+        }
+        // Visit words in increasing order; the first normalised word of an
+        // orbit is its least image, i.e. the canonical representative.
+        let mut covered = vec![false; self.words.len()];
         let mut seen = vec![false; self.words.len()];
         let mut reps = Vec::new();
-        let mut rep = vec![0u8; self.pegs];
-        for w in &self.words {
-            self.representative(w, &group, &unplayed, &absent, &mut rep);
-            let e = self.by_rank[self.rank(&rep)];
+        for (e, w) in self.words.iter().enumerate() {
+            if covered[e] || !self.normalised(w, played, &unplayed) {
+                continue;
+            }
+            for (pi, tau) in &group {
+                let img = self.image(w, &self.perms[*pi], tau, &unplayed);
+                let i = self.by_rank[self.rank(&img[..self.pegs])];
+                if i == u32::MAX {
+                    return None;
+                }
+                covered[i as usize] = true;
+            }
+            let mut rep = [0u8; 8];
+            rep[..self.pegs].copy_from_slice(w);
+            if absent.len() >= 2 {
+                self.reduce_absent(&mut rep[..self.pegs], &absent);
+            }
+            let r = self.by_rank[self.rank(&rep[..self.pegs])];
             // A representative that is not an experiment cannot happen for
             // the built-in tables; fall back to no reduction if it does.
-            if e == u32::MAX {
+            if r == u32::MAX {
                 return None;
             }
-            if !seen[e as usize] {
-                seen[e as usize] = true;
-                reps.push(e);
+            if !seen[r as usize] {
+                seen[r as usize] = true;
+                reps.push(r);
             }
         }
         reps.sort_unstable();

@@ -144,7 +144,7 @@ pub fn solve(
         }
     }
     let start = Instant::now();
-    let search = Search::new(table, symmetry);
+    let search = Search::new(table, symmetry, options.max_depth);
     let done = std::sync::atomic::AtomicBool::new(false);
     let result = std::thread::scope(|scope| {
         if let Some(report) = progress {

@@ -23,6 +23,7 @@
 //!   (or, for the worst case, the depth asked), never by the history: the
 //!   value of a set does not depend on how it was reached.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
@@ -44,7 +45,9 @@ const WORST_SALT: u32 = 0x4000_0000;
 const PAR_SET: usize = 64;
 /// Work (set size × candidates) above which partitions are counted in
 /// parallel.
-const PAR_WORK: usize = 1 << 16;
+const PAR_WORK: usize = 1 << 17;
+/// Candidates per parallel counting chunk.
+const CHUNK: usize = 256;
 
 fn child_depth(d: u32) -> u32 {
     if d == UNLIMITED {
@@ -58,31 +61,66 @@ fn add(a: Cost, b: Cost) -> Cost {
     a.saturating_add(b).min(INF)
 }
 
-/// One candidate experiment with its one-step lower bound.
-#[derive(Clone, Copy, Debug)]
-struct Cand {
-    lb: Cost,
-    /// Largest part that still needs work (worst-case ordering).
-    max_part: u32,
-    /// Whether the experiment can end the play for one of the codes.
-    hit: bool,
-    e: u32,
+/// (one-step bound, experiment) of a packed total-mode key.
+#[inline]
+fn unpack(key: u64) -> (Cost, u32) {
+    ((key >> 33) as Cost, key as u32)
+}
+
+thread_local! {
+    /// Per-thread scratch for part counts (candidates × outcomes).
+    static COUNTS: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
+}
+
+/// How a candidate scan filters and orders.
+#[derive(Clone, Copy)]
+enum Mode {
+    /// Keep candidates whose one-step bound is below the limit; order by
+    /// (bound, hits first, index).
+    Total { limit: Cost },
+    /// Keep candidates whose largest open part fits in `depth - 1`
+    /// experiments; order by (largest part, bound, hits first, index).
+    Worst { depth: u32 },
+}
+
+/// The surviving candidates of a scan, as packed sort keys whose low 32
+/// bits are the experiment, plus the least bound of those dropped.
+struct Scan {
+    keys: Vec<u64>,
+    dropped_min: Cost,
+}
+
+impl Scan {
+    fn merge(mut self, other: Scan) -> Scan {
+        self.keys.extend(other.keys);
+        self.dropped_min = self.dropped_min.min(other.dropped_min);
+        self
+    }
 }
 
 /// Everything the search shares between nodes and threads.
 pub struct Search<'a> {
     table: &'a Table,
     n_out: usize,
+    n_exp: usize,
+    /// `cols[c * n_exp + e]`: outcome of experiment `e` on code `c` (the
+    /// table transposed, so a code's outcomes are contiguous).
+    cols: Vec<u8>,
     is_final: Vec<bool>,
+    /// Outcomes after which play continues (identification games: all).
+    open: Vec<usize>,
+    /// Final outcomes (games with final outcomes).
+    finals: Vec<usize>,
     final_game: bool,
     bounds: Bounds,
+    /// `limited[d][k]`: bound for `k` codes within `d` experiments.
+    limited: Vec<Vec<Cost>>,
     /// Every experiment shows each final outcome on at most one code.
     single_hit: bool,
     /// `hitter[c]`: an experiment whose final outcome only code `c` shows
     /// (`u32::MAX` if none).
     hitter: Vec<u32>,
     symmetry: Option<&'a dyn Symmetry>,
-    all: Vec<u32>,
     pub memo: Memo,
     pub nodes: AtomicU64,
     /// Best value found so far at the root (for progress reports).
@@ -90,16 +128,25 @@ pub struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    pub fn new(table: &'a Table, symmetry: Option<&'a dyn Symmetry>) -> Search<'a> {
+    /// Prepares a search; `max_depth` is the largest depth allowance any
+    /// call will pass (bounds are tabulated up to it).
+    pub fn new(
+        table: &'a Table,
+        symmetry: Option<&'a dyn Symmetry>,
+        max_depth: Option<u32>,
+    ) -> Search<'a> {
         let n = table.n_codes();
+        let n_exp = table.experiments.len();
         let mut single_hit = true;
         let mut hitter = vec![u32::MAX; n];
         let mut final_count = vec![0u32; table.outcomes.len()];
-        for e in 0..table.experiments.len() {
+        let mut cols = vec![0u8; n * n_exp];
+        for e in 0..n_exp {
             final_count.iter_mut().for_each(|x| *x = 0);
             let row = table.row(e);
             let mut finals = 0;
-            for &o in row {
+            for (c, &o) in row.iter().enumerate() {
+                cols[c * n_exp + e] = o;
                 if table.is_final[o as usize] {
                     final_count[o as usize] += 1;
                     finals += 1;
@@ -117,16 +164,37 @@ impl<'a> Search<'a> {
                 }
             }
         }
+        let final_game = table.has_final();
+        let (finals, open): (Vec<usize>, Vec<usize>) =
+            (0..table.outcomes.len()).partition(|&o| final_game && table.is_final[o]);
+        let bounds = Bounds::new(table);
+        let limited = (0..=max_depth.unwrap_or(0).min(n as u32 + 1))
+            .map(|d| {
+                (0..=n)
+                    .map(|k| {
+                        if bounds.depth[k] > d {
+                            INF
+                        } else {
+                            bounds.total[k]
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
         Search {
             table,
             n_out: table.outcomes.len(),
+            n_exp,
+            cols,
             is_final: table.is_final.clone(),
-            final_game: table.has_final(),
-            bounds: Bounds::new(table),
+            open,
+            finals,
+            final_game,
+            bounds,
+            limited,
             single_hit,
             hitter,
             symmetry,
-            all: (0..table.experiments.len() as u32).collect(),
             memo: Memo::new(),
             nodes: AtomicU64::new(0),
             root_best: AtomicU32::new(INF),
@@ -135,6 +203,20 @@ impl<'a> Search<'a> {
 
     pub fn bounds(&self) -> &Bounds {
         &self.bounds
+    }
+
+    /// Size bounds for sets that have `depth` experiments left.
+    #[inline]
+    fn bnd(&self, depth: u32) -> &[Cost] {
+        if depth == UNLIMITED {
+            &self.bounds.total
+        } else {
+            match self.limited.get(depth as usize) {
+                Some(b) => b,
+                // Deeper than any tree can need: no limit in effect.
+                None => &self.bounds.total,
+            }
+        }
     }
 
     /// Whether a part with outcome `o` and `k` codes needs no more
@@ -151,7 +233,8 @@ impl<'a> Search<'a> {
     // ----- shortcuts -------------------------------------------------
 
     /// Exact answers that need no candidate list: returns the value and
-    /// an optimal experiment. Requires the set's depth bound to fit.
+    /// an optimal experiment. The caller must have checked that the set's
+    /// size bound fits the depth allowance.
     fn quick(&self, set: &[u16]) -> Option<(Cost, u32)> {
         let n = set.len();
         if self.final_game {
@@ -167,14 +250,14 @@ impl<'a> Search<'a> {
             if n as u64 > self.bounds.shape.branching + 1 {
                 return None;
             }
-            let mut seen = vec![false; self.n_out];
+            let mut seen = [false; 256];
             'codes: for &c in set {
                 let h = self.hitter[c as usize];
                 if h == u32::MAX {
                     continue;
                 }
                 let row = self.table.row(h as usize);
-                seen.iter_mut().for_each(|s| *s = false);
+                seen[..self.n_out].iter_mut().for_each(|s| *s = false);
                 for &x in set {
                     let o = row[x as usize] as usize;
                     if seen[o] {
@@ -193,81 +276,186 @@ impl<'a> Search<'a> {
             None
         } else if n == 2 {
             let (a, b) = (set[0] as usize, set[1] as usize);
-            (0..self.table.experiments.len())
-                .find(|&e| self.table.outcome(e, a) != self.table.outcome(e, b))
+            let (ca, cb) = (self.col(a), self.col(b));
+            (0..self.n_exp)
+                .find(|&e| ca[e] != cb[e])
                 .map(|e| (2, e as u32))
         } else {
             None
         }
     }
 
-    /// The set's lower bound with `depth` experiments allowed, improved by
-    /// what the quick check rules out.
-    fn base_bound(&self, n: usize, depth: u32) -> Cost {
-        let d = (depth != UNLIMITED).then_some(depth);
-        self.bounds.total_within(n, d)
+    /// Code `c`'s outcomes under every experiment.
+    #[inline]
+    fn col(&self, c: usize) -> &[u8] {
+        &self.cols[c * self.n_exp..(c + 1) * self.n_exp]
+    }
+
+    /// A lower bound for `set` from its size, the quick check and the
+    /// memo, and whether it is exact. `set` is not done and needs
+    /// `depth` or fewer experiments.
+    fn known(&self, set: &[u16], depth: u32) -> (Cost, bool) {
+        let n = set.len();
+        let lb = self.bnd(depth)[n];
+        if lb >= INF {
+            return (INF, true);
+        }
+        if let Some((v, _)) = self.quick(set) {
+            return (v, true);
+        }
+        let mut lb = lb;
+        if self.final_game && self.single_hit && n as u64 <= self.bounds.shape.branching + 1 {
+            // No code splits the rest perfectly: every candidate leaves a
+            // part of two or more, or hits nothing.
+            lb = lb.max(2 * n as Cost);
+        } else if !self.final_game && n == 2 {
+            // No experiment separates the two codes.
+            return (INF, true);
+        }
+        if n >= 3 {
+            if let Some(entry) = self.memo.get(memo::key(set, depth)) {
+                if entry.exact {
+                    return (entry.value, true);
+                }
+                lb = lb.max(entry.value);
+            }
+        }
+        (lb, false)
     }
 
     // ----- candidates ------------------------------------------------
 
-    /// Counts the parts of `set` under experiment `e` and turns them into
-    /// a candidate, or `None` if `e` is useless or ambiguous here.
-    fn candidate(&self, set: &[u16], e: u32, depth: u32, counts: &mut [u32]) -> Option<Cand> {
-        counts.iter_mut().for_each(|x| *x = 0);
-        let row = self.table.row(e as usize);
-        for &c in set {
-            counts[row[c as usize] as usize] += 1;
+    /// Scans the candidates for `set` (all experiments, or the
+    /// symmetry's representatives) and keeps those `mode` allows.
+    fn scan(&self, set: &[u16], depth: u32, history: &[u32], mode: Mode) -> Scan {
+        let reduced = self.symmetry.and_then(|s| s.candidates(history, set));
+        let list = reduced.as_deref();
+        let m = list.map_or(self.n_exp, |l| l.len());
+        if set.len() * m >= PAR_WORK {
+            (0..m.div_ceil(CHUNK))
+                .into_par_iter()
+                .map(|i| {
+                    let range = i * CHUNK..((i + 1) * CHUNK).min(m);
+                    self.scan_range(set, list, range, depth, mode)
+                })
+                .reduce(
+                    || Scan {
+                        keys: Vec::new(),
+                        dropped_min: INF,
+                    },
+                    Scan::merge,
+                )
+        } else {
+            self.scan_range(set, list, 0..m, depth, mode)
         }
-        let n = set.len() as u32;
-        let sub = child_depth(depth);
-        let mut lb = n;
-        let mut hit = false;
-        let mut max_part = 0;
-        for (o, &k) in counts.iter().enumerate() {
-            if k == 0 {
-                continue;
-            }
-            if self.final_game && self.is_final[o] {
-                if k > 1 {
-                    return None;
-                }
-                hit = true;
-            } else if !self.done(o, k as usize) {
-                if k == n {
-                    return None;
-                }
-                max_part = max_part.max(k);
-                lb = add(lb, self.base_bound(k as usize, sub));
-            }
-        }
-        Some(Cand {
-            lb,
-            max_part,
-            hit,
-            e,
-        })
     }
 
-    /// Every useful candidate for `set`, unsorted.
-    fn candidates(&self, set: &[u16], depth: u32, history: &[u32]) -> Vec<Cand> {
-        let reduced = self.symmetry.and_then(|s| s.candidates(history, set));
-        let list: &[u32] = reduced.as_deref().unwrap_or(&self.all);
-        if set.len() * list.len() >= PAR_WORK {
-            list.par_chunks(64)
-                .flat_map_iter(|chunk| {
-                    let mut counts = vec![0u32; self.n_out];
-                    chunk
-                        .iter()
-                        .filter_map(|&e| self.candidate(set, e, depth, &mut counts))
-                        .collect::<Vec<_>>()
-                })
-                .collect()
-        } else {
-            let mut counts = vec![0u32; self.n_out];
-            list.iter()
-                .filter_map(|&e| self.candidate(set, e, depth, &mut counts))
-                .collect()
-        }
+    /// Counts parts for candidates `range` (positions in `list`, or
+    /// experiment indices) and filters them.
+    fn scan_range(
+        &self,
+        set: &[u16],
+        list: Option<&[u32]>,
+        range: std::ops::Range<usize>,
+        depth: u32,
+        mode: Mode,
+    ) -> Scan {
+        let k = self.n_out;
+        let len = range.len();
+        COUNTS.with(|cell| {
+            let mut counts = cell.borrow_mut();
+            counts.clear();
+            counts.resize(len * k, 0);
+            for &c in set {
+                let col = self.col(c as usize);
+                match list {
+                    None => {
+                        for (cnt, &o) in counts.chunks_exact_mut(k).zip(&col[range.clone()]) {
+                            cnt[o as usize] += 1;
+                        }
+                    }
+                    Some(list) => {
+                        for (cnt, &e) in counts.chunks_exact_mut(k).zip(&list[range.clone()]) {
+                            cnt[col[e as usize] as usize] += 1;
+                        }
+                    }
+                }
+            }
+            let n = set.len() as u16;
+            let mut scan = Scan {
+                keys: Vec::new(),
+                dropped_min: INF,
+            };
+            let experiment = |i: usize| match list {
+                None => (range.start + i) as u32,
+                Some(l) => l[range.start + i],
+            };
+            // Final outcomes: hit (one code) or ambiguous (more).
+            let hits = |cnt: &[u16]| -> (bool, bool) {
+                let mut hit = false;
+                let mut ambiguous = false;
+                for &o in &self.finals {
+                    hit |= cnt[o] == 1;
+                    ambiguous |= cnt[o] > 1;
+                }
+                (hit, ambiguous)
+            };
+            match mode {
+                Mode::Total { limit } => {
+                    let bnd = self.bnd(child_depth(depth));
+                    for (i, cnt) in counts.chunks_exact(k).enumerate() {
+                        let mut lb = n as u64;
+                        let mut biggest = 0u16;
+                        for &o in &self.open {
+                            let x = cnt[o];
+                            lb += bnd[x as usize] as u64;
+                            biggest = biggest.max(x);
+                        }
+                        let (hit, ambiguous) = hits(cnt);
+                        if biggest == n || ambiguous {
+                            continue;
+                        }
+                        let lb = lb.min(INF as u64) as Cost;
+                        if lb < limit {
+                            let miss = u64::from(!hit) << 32;
+                            scan.keys
+                                .push((lb as u64) << 33 | miss | experiment(i) as u64);
+                        } else {
+                            scan.dropped_min = scan.dropped_min.min(lb);
+                        }
+                    }
+                }
+                Mode::Worst { depth } => {
+                    let bnd = &self.bounds.total;
+                    for (i, cnt) in counts.chunks_exact(k).enumerate() {
+                        let mut lb = n as u64;
+                        let mut biggest = 0u16;
+                        for &o in &self.open {
+                            let x = cnt[o];
+                            lb += bnd[x as usize] as u64;
+                            biggest = biggest.max(x);
+                        }
+                        let (hit, ambiguous) = hits(cnt);
+                        if biggest == n || ambiguous {
+                            continue;
+                        }
+                        // Identification games are done with singletons.
+                        let open = if self.final_game || biggest > 1 {
+                            biggest
+                        } else {
+                            0
+                        };
+                        if self.bounds.depth[open as usize] < depth {
+                            let miss = u64::from(!hit) << 32;
+                            let lb = lb.min(0x7fff);
+                            scan.keys
+                                .push((open as u64) << 48 | lb << 33 | miss | experiment(i) as u64);
+                        }
+                    }
+                }
+            }
+            scan
+        })
     }
 
     /// The parts of `set` under `e` that need more experiments, largest
@@ -315,55 +503,61 @@ impl<'a> Search<'a> {
     /// The optimal total of `set` within `depth` experiments, under the
     /// budget contract of the module documentation.
     pub fn total(&self, set: &[u16], beta: Cost, depth: u32, history: &mut Vec<u32>) -> Cost {
-        self.nodes.fetch_add(1, Ordering::Relaxed);
         let n = set.len();
         if n == 0 || (!self.final_game && n == 1) {
             return 0;
         }
-        let mut lb = self.base_bound(n, depth);
-        if lb >= beta {
+        let (lb, exact) = self.known(set, depth);
+        if exact || lb >= beta {
             return lb;
         }
-        if let Some((v, _)) = self.quick(set) {
-            return v;
-        }
-        if self.final_game && self.single_hit && n as u64 <= self.bounds.shape.branching + 1 {
-            // No code splits the rest perfectly: every candidate leaves a
-            // part of two or more (or hits nothing).
-            lb = lb.max(2 * n as Cost);
-            if lb >= beta {
-                return lb;
-            }
-        }
+        self.search_total(set, beta, lb, depth, history)
+    }
+
+    /// [`Search::total`] after the cheap checks: `lb` is what they proved.
+    fn search_total(
+        &self,
+        set: &[u16],
+        beta: Cost,
+        lb: Cost,
+        depth: u32,
+        history: &mut Vec<u32>,
+    ) -> Cost {
+        self.nodes.fetch_add(1, Ordering::Relaxed);
         let key = memo::key(set, depth);
-        if let Some(entry) = self.memo.get(key) {
-            if entry.exact || entry.value >= beta {
-                return entry.value;
-            }
-            lb = lb.max(entry.value);
-        }
-        let mut cands = self.candidates(set, depth, history);
-        cands.sort_unstable_by_key(|c| (c.lb, !c.hit, c.e));
-        let (best, best_e, floor) = if n >= PAR_SET && cands.len() > 1 {
-            self.total_parallel(set, &cands, beta, lb, depth, history)
-        } else {
-            self.total_sequential(set, &cands, beta, lb, depth, history)
-        };
-        if let Some(e) = best_e {
-            self.memo.put(key, Entry::exact(best, e));
-            best
-        } else {
+        let scan = self.scan(set, depth, history, Mode::Total { limit: beta });
+        let mut keys = scan.keys;
+        if keys.is_empty() {
+            let floor = scan.dropped_min.max(beta);
             self.memo.put(key, Entry::bound(floor));
-            floor
+            return floor;
+        }
+        keys.sort_unstable();
+        let (best, best_e, floor) = if set.len() >= PAR_SET && keys.len() > 1 {
+            self.total_parallel(set, &keys, beta, lb, depth, history)
+        } else {
+            self.total_sequential(set, &keys, beta, lb, depth, history)
+        };
+        match best_e {
+            Some(e) => {
+                self.memo.put(key, Entry::exact(best, e));
+                best
+            }
+            None => {
+                let floor = floor.min(scan.dropped_min).max(beta);
+                self.memo.put(key, Entry::bound(floor));
+                floor
+            }
         }
     }
 
-    /// Tries candidates in order; returns (best, its experiment, the least
-    /// proven bound of the candidates that failed).
+    /// Tries candidates (packed keys, best first) in order; returns (best,
+    /// its experiment, the least proven bound of the candidates that
+    /// failed).
     fn total_sequential(
         &self,
         set: &[u16],
-        cands: &[Cand],
+        keys: &[u64],
         beta: Cost,
         lb: Cost,
         depth: u32,
@@ -373,18 +567,19 @@ impl<'a> Search<'a> {
         let mut best_e = None;
         let mut floor = INF;
         let mut tried: HashSet<Vec<u16>> = HashSet::new();
-        for c in cands {
-            if c.lb >= best {
-                floor = floor.min(c.lb);
+        for &k in keys {
+            let (clb, e) = unpack(k);
+            if clb >= best {
+                floor = floor.min(clb);
                 break;
             }
-            if !tried.insert(self.signature(set, c.e)) {
+            if keys.len() > 1 && !tried.insert(self.signature(set, e)) {
                 continue;
             }
-            let v = self.evaluate(set, c.e, best, depth, history);
+            let v = self.evaluate(set, e, best, depth, history);
             if v < best {
                 best = v;
-                best_e = Some(c.e);
+                best_e = Some(e);
                 self.report_root(history, v);
                 if best <= lb {
                     break;
@@ -403,18 +598,19 @@ impl<'a> Search<'a> {
     fn total_parallel(
         &self,
         set: &[u16],
-        cands: &[Cand],
+        keys: &[u64],
         beta: Cost,
         lb: Cost,
         depth: u32,
         history: &[u32],
     ) -> (Cost, Option<u32>, Cost) {
         let mut h = history.to_vec();
-        let first = self.evaluate(set, cands[0].e, beta, depth, &mut h);
+        let (_, e0) = unpack(keys[0]);
+        let first = self.evaluate(set, e0, beta, depth, &mut h);
         if first < beta {
             self.report_root(history, first);
-            if first <= lb.max(cands[1].lb) {
-                return (first, Some(cands[0].e), INF);
+            if first <= lb.max(unpack(keys[1]).0) {
+                return (first, Some(e0), INF);
             }
         }
         let limit = first.min(beta);
@@ -422,15 +618,16 @@ impl<'a> Search<'a> {
         // The candidates that could still win, without duplicate
         // partitions (the first occurrence in candidate order stays).
         let mut seen = HashSet::new();
-        seen.insert(self.signature(set, cands[0].e));
-        let mut rest: Vec<(u32, Cand)> = Vec::new();
-        for (i, c) in cands.iter().enumerate().skip(1) {
-            if c.lb >= limit {
-                floor.fetch_min(c.lb, Ordering::Relaxed);
+        seen.insert(self.signature(set, e0));
+        let mut rest: Vec<(u32, Cost, u32)> = Vec::new();
+        for (i, &k) in keys.iter().enumerate().skip(1) {
+            let (clb, e) = unpack(k);
+            if clb >= limit {
+                floor.fetch_min(clb, Ordering::Relaxed);
                 break;
             }
-            if seen.insert(self.signature(set, c.e)) {
-                rest.push((i as u32, *c));
+            if seen.insert(self.signature(set, e)) {
+                rest.push((i as u32, clb, e));
             }
         }
         // best holds (value << 32 | candidate position).
@@ -440,7 +637,7 @@ impl<'a> Search<'a> {
             (beta as u64) << 32 | u32::MAX as u64
         };
         let best = AtomicU64::new(init);
-        rest.par_iter().for_each(|&(pos, c)| {
+        rest.par_iter().for_each(|&(pos, clb, e)| {
             let cur = best.load(Ordering::Acquire);
             let (bv, bpos) = ((cur >> 32) as Cost, cur as u32);
             // A later candidate must beat the best; an earlier one may tie.
@@ -449,12 +646,12 @@ impl<'a> Search<'a> {
             } else {
                 bv
             };
-            if c.lb >= target || (pos > bpos && bv <= lb) {
-                floor.fetch_min(c.lb.max(target), Ordering::Relaxed);
+            if clb >= target || (pos > bpos && bv <= lb) {
+                floor.fetch_min(clb.max(target), Ordering::Relaxed);
                 return;
             }
             let mut h = history.to_vec();
-            let v = self.evaluate(set, c.e, target, depth, &mut h);
+            let v = self.evaluate(set, e, target, depth, &mut h);
             if v < target {
                 best.fetch_min((v as u64) << 32 | pos as u64, Ordering::AcqRel);
                 self.report_root(history, v);
@@ -467,7 +664,7 @@ impl<'a> Search<'a> {
         if bpos == u32::MAX {
             (beta, None, floor.load(Ordering::Relaxed).max(beta))
         } else {
-            (bv, Some(cands[bpos as usize].e), INF)
+            (bv, Some(unpack(keys[bpos as usize]).1), INF)
         }
     }
 
@@ -490,20 +687,40 @@ impl<'a> Search<'a> {
     ) -> Cost {
         let parts = self.parts(set, e);
         let sub = child_depth(depth);
-        let bounds: Vec<Cost> = parts
-            .iter()
-            .map(|(_, p)| self.base_bound(p.len(), sub))
-            .collect();
-        let mut rest: Cost = bounds.iter().fold(0, |a, &b| add(a, b));
+        let bnd = self.bnd(sub);
         let mut acc = set.len() as Cost;
+        let mut rest: Cost = parts.iter().fold(0, |a, (_, p)| add(a, bnd[p.len()]));
+        if add(acc, rest) >= best {
+            return add(acc, rest);
+        }
+        // Cheap knowledge first: exact small parts, memo entries, the
+        // "no perfect split" bound. Only then recurse, largest part first.
+        let mut known: Vec<(Cost, bool)> = Vec::with_capacity(parts.len());
+        rest = 0;
+        for (_, part) in &parts {
+            let (v, exact) = self.known(part, sub);
+            if exact {
+                acc = add(acc, v);
+            } else {
+                rest = add(rest, v);
+            }
+            known.push((v, exact));
+        }
         if add(acc, rest) >= best {
             return add(acc, rest);
         }
         history.push(e);
-        for ((_, part), &b) in parts.iter().zip(&bounds) {
+        for ((_, part), &(b, exact)) in parts.iter().zip(&known) {
+            if exact {
+                continue;
+            }
             rest -= b;
             let budget = best - acc - rest;
-            let v = self.total(part, budget, sub, history);
+            let v = if b >= budget {
+                b
+            } else {
+                self.search_total(part, budget, b, sub, history)
+            };
             if v >= budget {
                 history.pop();
                 return add(add(acc, v), rest);
@@ -601,24 +818,23 @@ impl<'a> Search<'a> {
         if let Some(entry) = self.memo.get(key) {
             return entry.exact.then_some(entry.experiment);
         }
-        let mut cands = self.candidates(set, depth, history);
-        let fits = |c: &Cand| self.bounds.depth[c.max_part as usize] < depth;
-        cands.retain(fits);
-        cands.sort_unstable_by_key(|c| (c.max_part, c.lb, !c.hit, c.e));
+        let mut keys = self.scan(set, depth, history, Mode::Worst { depth }).keys;
+        keys.sort_unstable();
         let mut tried: HashSet<Vec<u16>> = HashSet::new();
         let mut found = None;
-        for c in &cands {
-            if !tried.insert(self.signature(set, c.e)) {
+        for &k in &keys {
+            let e = k as u32;
+            if keys.len() > 1 && !tried.insert(self.signature(set, e)) {
                 continue;
             }
-            history.push(c.e);
+            history.push(e);
             let ok = self
-                .parts(set, c.e)
+                .parts(set, e)
                 .iter()
                 .all(|(_, part)| self.feasible(part, depth - 1, history));
             history.pop();
             if ok {
-                found = Some(c.e);
+                found = Some(e);
                 break;
             }
         }
@@ -641,12 +857,18 @@ impl<'a> Search<'a> {
             self.worst_tree(part, depth - 1, h)
         })
     }
+
     // ----- a forced first experiment ----------------------------------
 
     /// Whether `e` tells something about `set` or can end the play.
     pub fn is_useful(&self, set: &[u16], e: u32) -> bool {
-        let mut counts = vec![0u32; self.n_out];
-        self.candidate(set, e, UNLIMITED, &mut counts).is_some()
+        let mut counts = vec![0usize; self.n_out];
+        for &c in set {
+            counts[self.table.outcome(e as usize, c as usize) as usize] += 1;
+        }
+        let ambiguous = self.finals.iter().any(|&o| counts[o] > 1);
+        let stuck = self.open.iter().any(|&o| counts[o] == set.len());
+        !ambiguous && !stuck
     }
 
     /// The optimal total of `set` when `e` is played first.
