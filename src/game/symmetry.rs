@@ -24,7 +24,8 @@
 //!   the pans only renames the outcomes; a weighing is represented by how
 //!   many coins of each status lie on each pan.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 use super::table::{Builtin, Table};
 
@@ -80,6 +81,8 @@ pub struct WordSymmetry {
     absent: AbsentMode,
     /// Word → experiment index, via [`WordSymmetry::rank`].
     by_rank: Vec<u32>,
+    /// Sorted history → least word of each orbit of its stabiliser.
+    cache: Mutex<HashMap<Vec<u32>, Arc<[u32]>>>,
 }
 
 impl WordSymmetry {
@@ -117,6 +120,7 @@ impl WordSymmetry {
             perms: permutations(pegs),
             absent,
             by_rank: Vec::new(),
+            cache: Mutex::new(HashMap::new()),
         };
         for (e, w) in s.words.iter().enumerate() {
             by_rank[s.rank(w)] = e as u32;
@@ -252,28 +256,16 @@ impl Symmetry for WordSymmetry {
                     .collect(),
             );
         }
-        // Visit words in increasing order; the first normalised word of an
-        // orbit is its least image, i.e. the canonical representative.
-        let mut covered = vec![false; self.words.len()];
+        let orbits = self.orbit_representatives(history, &group, played, &unplayed)?;
+        if absent.len() < 2 {
+            return Some(orbits.to_vec());
+        }
         let mut seen = vec![false; self.words.len()];
-        let mut reps = Vec::new();
-        for (e, w) in self.words.iter().enumerate() {
-            if covered[e] || !self.normalised(w, played, &unplayed) {
-                continue;
-            }
-            for (pi, tau) in &group {
-                let img = self.image(w, &self.perms[*pi], tau, &unplayed);
-                let i = self.by_rank[self.rank(&img[..self.pegs])];
-                if i == u32::MAX {
-                    return None;
-                }
-                covered[i as usize] = true;
-            }
+        let mut reps = Vec::with_capacity(orbits.len());
+        for &e in orbits.iter() {
             let mut rep = [0u8; 8];
-            rep[..self.pegs].copy_from_slice(w);
-            if absent.len() >= 2 {
-                self.reduce_absent(&mut rep[..self.pegs], &absent);
-            }
+            rep[..self.pegs].copy_from_slice(&self.words[e as usize]);
+            self.reduce_absent(&mut rep[..self.pegs], &absent);
             let r = self.by_rank[self.rank(&rep[..self.pegs])];
             // A representative that is not an experiment cannot happen for
             // the built-in tables; fall back to no reduction if it does.
@@ -289,6 +281,54 @@ impl Symmetry for WordSymmetry {
         Some(reps)
     }
 }
+
+impl WordSymmetry {
+    /// The least word of every orbit of the history's stabiliser, cached
+    /// per history (siblings in the search share their history).
+    fn orbit_representatives(
+        &self,
+        history: &[u32],
+        group: &[(usize, [u8; 32])],
+        played: u32,
+        unplayed: &[u8],
+    ) -> Option<Arc<[u32]>> {
+        let mut key = history.to_vec();
+        key.sort_unstable();
+        let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(hit) = cache.get(&key) {
+            return Some(hit.clone());
+        }
+        drop(cache);
+        // Visit words in increasing order; the first normalised word of an
+        // orbit is its least image, i.e. the canonical representative.
+        let mut covered = vec![false; self.words.len()];
+        let mut reps = Vec::new();
+        for (e, w) in self.words.iter().enumerate() {
+            if covered[e] || !self.normalised(w, played, unplayed) {
+                continue;
+            }
+            for (pi, tau) in group {
+                let img = self.image(w, &self.perms[*pi], tau, unplayed);
+                let i = self.by_rank[self.rank(&img[..self.pegs])];
+                if i == u32::MAX {
+                    return None;
+                }
+                covered[i as usize] = true;
+            }
+            reps.push(e as u32);
+        }
+        let reps: Arc<[u32]> = reps.into();
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        if cache.len() >= CACHE_LIMIT {
+            cache.clear();
+        }
+        cache.insert(key, reps.clone());
+        Some(reps)
+    }
+}
+
+/// Histories whose orbit representatives stay cached.
+const CACHE_LIMIT: usize = 1 << 16;
 
 /// Every permutation of `0..n`.
 fn permutations(n: usize) -> Vec<Vec<u8>> {

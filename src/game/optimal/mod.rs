@@ -16,6 +16,7 @@
 
 mod bounds;
 mod memo;
+mod packed;
 mod reference;
 mod search;
 

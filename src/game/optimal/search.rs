@@ -31,6 +31,7 @@ use rayon::prelude::*;
 
 use super::bounds::{Bounds, Cost, INF};
 use super::memo::{self, Entry, Memo};
+use super::packed::{linear_prefix, Packed};
 use crate::game::symmetry::Symmetry;
 use crate::game::table::Table;
 use crate::game::tree::Tree;
@@ -70,6 +71,8 @@ fn unpack(key: u64) -> (Cost, u32) {
 thread_local! {
     /// Per-thread scratch for part counts (candidates × outcomes).
     static COUNTS: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
+    /// The same as bytes, for [`Packed`] scans.
+    static BYTES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
 /// How a candidate scan filters and orders.
@@ -115,6 +118,11 @@ pub struct Search<'a> {
     bounds: Bounds,
     /// `limited[d][k]`: bound for `k` codes within `d` experiments.
     limited: Vec<Vec<Cost>>,
+    /// Byte-count layout, for games with one final outcome.
+    packed: Option<Packed>,
+    /// [`linear_prefix`] of the unlimited bounds and of each `limited`.
+    tau: u8,
+    tau_limited: Vec<u8>,
     /// Every experiment shows each final outcome on at most one code.
     single_hit: bool,
     /// `hitter[c]`: an experiment whose final outcome only code `c` shows
@@ -168,7 +176,7 @@ impl<'a> Search<'a> {
         let (finals, open): (Vec<usize>, Vec<usize>) =
             (0..table.outcomes.len()).partition(|&o| final_game && table.is_final[o]);
         let bounds = Bounds::new(table);
-        let limited = (0..=max_depth.unwrap_or(0).min(n as u32 + 1))
+        let limited: Vec<Vec<Cost>> = (0..=max_depth.unwrap_or(0).min(n as u32 + 1))
             .map(|d| {
                 (0..=n)
                     .map(|k| {
@@ -181,7 +189,15 @@ impl<'a> Search<'a> {
                     .collect()
             })
             .collect();
+        let tau = linear_prefix(&bounds.total);
+        let tau_limited = limited
+            .iter()
+            .map(|b: &Vec<Cost>| linear_prefix(b))
+            .collect();
         Search {
+            packed: Packed::new(&table.is_final).filter(|_| final_game),
+            tau,
+            tau_limited,
             table,
             n_out: table.outcomes.len(),
             n_exp,
@@ -216,6 +232,19 @@ impl<'a> Search<'a> {
                 // Deeper than any tree can need: no limit in effect.
                 None => &self.bounds.total,
             }
+        }
+    }
+
+    /// The [`linear_prefix`] of [`Search::bnd`]`(depth)`.
+    #[inline]
+    fn tau(&self, depth: u32) -> u8 {
+        if depth == UNLIMITED {
+            self.tau
+        } else {
+            self.tau_limited
+                .get(depth as usize)
+                .copied()
+                .unwrap_or(self.tau)
         }
     }
 
@@ -360,6 +389,11 @@ impl<'a> Search<'a> {
         depth: u32,
         mode: Mode,
     ) -> Scan {
+        if let (Some(p), Mode::Total { limit }) = (&self.packed, mode) {
+            if set.len() <= u8::MAX as usize {
+                return self.scan_packed(p, set, list, range, depth, limit);
+            }
+        }
         let k = self.n_out;
         let len = range.len();
         COUNTS.with(|cell| {
@@ -452,6 +486,92 @@ impl<'a> Search<'a> {
                                 .push((open as u64) << 48 | lb << 33 | miss | experiment(i) as u64);
                         }
                     }
+                }
+            }
+            scan
+        })
+    }
+
+    /// Adds one to `counts[candidate * S + outcome]` for every code of
+    /// `set` and every candidate (experiments `range`, or `list`, already
+    /// restricted to the range). `S` is a power of two above every
+    /// outcome index, so masking never changes an index and the compiler
+    /// drops the bounds checks.
+    fn count_bytes<const S: usize>(
+        &self,
+        set: &[u16],
+        list: Option<&[u32]>,
+        range: std::ops::Range<usize>,
+        counts: &mut [u8],
+    ) {
+        for &c in set {
+            let col = self.col(c as usize);
+            match list {
+                None => {
+                    for (cnt, &o) in counts.chunks_exact_mut(S).zip(&col[range.clone()]) {
+                        cnt[o as usize & (S - 1)] += 1;
+                    }
+                }
+                Some(list) => {
+                    for (cnt, &e) in counts.chunks_exact_mut(S).zip(list) {
+                        cnt[col[e as usize] as usize & (S - 1)] += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`Search::scan_range`] in total mode with byte counts.
+    fn scan_packed(
+        &self,
+        p: &Packed,
+        set: &[u16],
+        list: Option<&[u32]>,
+        range: std::ops::Range<usize>,
+        depth: u32,
+        limit: Cost,
+    ) -> Scan {
+        let stride = p.stride;
+        BYTES.with(|cell| {
+            let mut counts = cell.borrow_mut();
+            counts.clear();
+            counts.resize(range.len() * stride, 0);
+            let list = list.map(|l| &l[range.clone()]);
+            match stride {
+                8 => self.count_bytes::<8>(set, list, range.clone(), &mut counts),
+                16 => self.count_bytes::<16>(set, list, range.clone(), &mut counts),
+                32 => self.count_bytes::<32>(set, list, range.clone(), &mut counts),
+                _ => self.count_bytes::<64>(set, list, range.clone(), &mut counts),
+            }
+            let sub = child_depth(depth);
+            let bnd = self.bnd(sub);
+            let tau = self.tau(sub);
+            let n = set.len() as u32;
+            let check_big = n > tau as u32;
+            let mut scan = Scan {
+                keys: Vec::new(),
+                dropped_min: INF,
+            };
+            for (i, cnt) in counts.chunks_exact(stride).enumerate() {
+                let s = p.summary(cnt, tau, check_big);
+                if s.hits > 1 || (s.parts == 1 && s.hits == 0) {
+                    continue;
+                }
+                let lb = if s.big {
+                    let sum: u64 = self.open.iter().map(|&o| bnd[cnt[o] as usize] as u64).sum();
+                    (n as u64 + sum).min(INF as u64) as Cost
+                } else {
+                    n + 2 * (n - s.hits) - s.parts
+                };
+                if lb < limit {
+                    let e = match list {
+                        None => (range.start + i) as u32,
+                        Some(l) => l[range.start + i],
+                    };
+                    let miss = u64::from(s.hits == 0) << 32;
+                    scan.keys.push((lb as u64) << 33 | miss | e as u64);
+                } else {
+                    scan.dropped_min = scan.dropped_min.min(lb);
                 }
             }
             scan
