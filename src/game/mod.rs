@@ -2,6 +2,7 @@
 //! knowledge as a formula, explicit outcome tables, strategies.
 
 pub mod optimal;
+pub mod strategy_model;
 pub mod symmetry;
 pub mod table;
 pub mod tree;

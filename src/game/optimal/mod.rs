@@ -31,7 +31,7 @@ pub use reference::exhaustive;
 use super::symmetry::Symmetry;
 use super::table::Table;
 use super::tree::{Analysis, ReplayError, Tree};
-use search::{Search, UNLIMITED};
+use search::{Search, Tuning, UNLIMITED};
 
 /// What the strategy minimises.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -135,6 +135,18 @@ pub fn solve(
     options: &Options,
     progress: Option<ProgressFn<'_>>,
 ) -> Result<Solution, OptimalError> {
+    solve_tuned(table, symmetry, options, progress, Tuning::default())
+}
+
+/// [`solve`] with explicit parallel thresholds (tests use tiny ones to
+/// drive every parallel code path on small games).
+pub(crate) fn solve_tuned(
+    table: &Table,
+    symmetry: Option<&dyn Symmetry>,
+    options: &Options,
+    progress: Option<ProgressFn<'_>>,
+    tuning: Tuning,
+) -> Result<Solution, OptimalError> {
     let n = table.n_codes();
     if n > u16::MAX as usize {
         return Err(OptimalError::TooManyCodes(n));
@@ -145,7 +157,8 @@ pub fn solve(
         }
     }
     let start = Instant::now();
-    let search = Search::new(table, symmetry, options.max_depth);
+    let mut search = Search::new(table, symmetry, options.max_depth);
+    search.tuning = tuning;
     let done = std::sync::atomic::AtomicBool::new(false);
     let result = std::thread::scope(|scope| {
         if let Some(report) = progress {

@@ -42,13 +42,27 @@ pub const UNLIMITED: u32 = u32::MAX;
 /// Memo salt for worst-case feasibility questions.
 const WORST_SALT: u32 = 0x4000_0000;
 
-/// Sets at least this large evaluate their candidates in parallel.
-const PAR_SET: usize = 64;
-/// Work (set size × candidates) above which partitions are counted in
-/// parallel.
-const PAR_WORK: usize = 1 << 17;
-/// Candidates per parallel counting chunk.
-const CHUNK: usize = 256;
+/// When the search splits work between threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tuning {
+    /// Sets at least this large evaluate their candidates in parallel.
+    pub par_set: usize,
+    /// Work (set size × candidates) above which partitions are counted
+    /// in parallel.
+    pub par_work: usize,
+    /// Candidates per parallel counting chunk.
+    pub chunk: usize,
+}
+
+impl Default for Tuning {
+    fn default() -> Self {
+        Tuning {
+            par_set: 64,
+            par_work: 1 << 17,
+            chunk: 256,
+        }
+    }
+}
 
 fn child_depth(d: u32) -> u32 {
     if d == UNLIMITED {
@@ -129,6 +143,8 @@ pub struct Search<'a> {
     /// (`u32::MAX` if none).
     hitter: Vec<u32>,
     symmetry: Option<&'a dyn Symmetry>,
+    /// Thresholds for parallel work.
+    pub tuning: Tuning,
     pub memo: Memo,
     pub nodes: AtomicU64,
     /// Best value found so far at the root (for progress reports).
@@ -211,6 +227,7 @@ impl<'a> Search<'a> {
             single_hit,
             hitter,
             symmetry,
+            tuning: Tuning::default(),
             memo: Memo::new(),
             nodes: AtomicU64::new(0),
             root_best: AtomicU32::new(INF),
@@ -360,11 +377,14 @@ impl<'a> Search<'a> {
         let reduced = self.symmetry.and_then(|s| s.candidates(history, set));
         let list = reduced.as_deref();
         let m = list.map_or(self.n_exp, |l| l.len());
-        if set.len() * m >= PAR_WORK {
-            (0..m.div_ceil(CHUNK))
+        let Tuning {
+            par_work, chunk, ..
+        } = self.tuning;
+        if set.len() * m >= par_work {
+            (0..m.div_ceil(chunk))
                 .into_par_iter()
                 .map(|i| {
-                    let range = i * CHUNK..((i + 1) * CHUNK).min(m);
+                    let range = i * chunk..((i + 1) * chunk).min(m);
                     self.scan_range(set, list, range, depth, mode)
                 })
                 .reduce(
@@ -564,9 +584,10 @@ impl<'a> Search<'a> {
                     n + 2 * (n - s.hits) - s.parts
                 };
                 if lb < limit {
+                    // `list` is already restricted to `range`.
                     let e = match list {
                         None => (range.start + i) as u32,
-                        Some(l) => l[range.start + i],
+                        Some(l) => l[i],
                     };
                     let miss = u64::from(s.hits == 0) << 32;
                     scan.keys.push((lb as u64) << 33 | miss | e as u64);
@@ -653,7 +674,7 @@ impl<'a> Search<'a> {
             return floor;
         }
         keys.sort_unstable();
-        let (best, best_e, floor) = if set.len() >= PAR_SET && keys.len() > 1 {
+        let (best, best_e, floor) = if set.len() >= self.tuning.par_set && keys.len() > 1 {
             self.total_parallel(set, &keys, beta, lb, depth, history)
         } else {
             self.total_sequential(set, &keys, beta, lb, depth, history)
