@@ -17,6 +17,9 @@ pub enum GameCommand {
         /// A built-in game name (mastermind:PxC, black-peg:PxC, bulls-cows:PxC, coins:N, coins:N+1).
         game: String,
     },
+    /// Compute an optimal strategy (expected or worst case), optionally
+    /// writing its tree as JSON and DOT.
+    Optimal(super::optimal::OptimalArgs),
 }
 
 pub fn run(args: GameArgs) -> anyhow::Result<ExitCode> {
@@ -34,5 +37,6 @@ pub fn run(args: GameArgs) -> anyhow::Result<ExitCode> {
             );
             Ok(ExitCode::SUCCESS)
         }
+        GameCommand::Optimal(args) => super::optimal::run(args),
     }
 }
