@@ -19,6 +19,7 @@ pub mod generate;
 pub mod knowledge;
 pub mod optimal;
 pub mod params;
+pub mod reduce;
 pub mod spec;
 pub mod strategy;
 pub mod strategy_model;
