@@ -16,6 +16,7 @@ pub mod cnf;
 pub mod deduce;
 pub mod explicit;
 pub mod generate;
+pub mod hybrid;
 pub mod knowledge;
 pub mod optimal;
 pub mod params;
