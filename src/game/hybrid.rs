@@ -736,7 +736,7 @@ impl<'g> Engine<'g> {
         // The planner reads experiment names only for errors it cannot
         // meet here; blank ones cost nothing.
         let blank = || Experiment {
-            kind: String::new().into(),
+            kind: "".into(),
             params: Vec::new(),
         };
         let names = sub
