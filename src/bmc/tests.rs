@@ -437,18 +437,33 @@ fn pigeonhole(holes: i64) -> System {
     sys
 }
 
+/// The solvers compiled into this build.
+fn solvers() -> Vec<SolverKind> {
+    [SolverKind::Batsat, SolverKind::Cadical]
+        .into_iter()
+        .filter(|s| s.available())
+        .collect()
+}
+
 #[test]
 fn a_timeout_interrupts_a_single_long_solve() {
-    let r = solve(
-        &pigeonhole(12),
-        &BmcOptions {
-            timeout: Some(Duration::from_millis(200)),
-            ..Default::default()
-        },
-    )
-    .unwrap();
-    assert_eq!((r.status, r.limit), (Status::Unknown, Some(Limit::Timeout)));
-    assert_eq!(r.solves, 1);
+    for solver in solvers() {
+        let r = solve(
+            &pigeonhole(12),
+            &BmcOptions {
+                timeout: Some(Duration::from_millis(200)),
+                solver,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            (r.status, r.limit),
+            (Status::Unknown, Some(Limit::Timeout)),
+            "{solver}"
+        );
+        assert_eq!(r.solves, 1);
+    }
 }
 
 #[test]
@@ -811,6 +826,10 @@ mod random {
                 prop_assert!(r.exhausted);
                 let status = if expected > 0 { Status::Solved } else { Status::Unsat };
                 prop_assert_eq!(r.status, status);
+            }
+            for solver in solvers() {
+                let o = BmcOptions { bound: Some(k), count: Some(0), solver, ..Default::default() };
+                prop_assert_eq!(solve(&sys, &o).unwrap().found(), expected, "{}", solver);
             }
             // DIMACS of the same unrolling: satisfiable iff solutions exist,
             // and its model decodes to a verified trace.
