@@ -169,6 +169,19 @@ pub enum Choice {
     Play(usize),
 }
 
+/// When to give up counting an experiment: its partial rank is strictly
+/// worse than the best so far.
+#[derive(Clone, Copy, Debug)]
+enum Bound {
+    None,
+    /// Some part would exceed this many codes.
+    Max(u32),
+    /// Σ n² would exceed this.
+    SumSq(u64),
+    /// Σ n ln n would exceed this (already including a tolerance).
+    Ent(f64),
+}
+
 /// A candidate's rank: smaller is better.
 #[derive(Clone, Debug)]
 enum Rank {
@@ -183,7 +196,7 @@ pub struct Planner<'t> {
     strategy: Strategy,
     ties: Ties,
     has_final: bool,
-    counts: Vec<u32>,
+    counts: Box<[u32; 256]>,
     touched: Vec<u8>,
     words: usize,
     /// Per outcome, AND and OR of the part's valuations.
@@ -193,6 +206,11 @@ pub struct Planner<'t> {
     mask: Vec<u64>,
     /// n ln n for n up to the number of codes.
     nlogn: Vec<f64>,
+    /// (n+1) ln(n+1) - n ln n.
+    dnlogn: Vec<f64>,
+    /// Per code, the first experiment with a final outcome on it
+    /// (`u32::MAX`: none), filled on demand.
+    first_final: Vec<Option<u32>>,
 }
 
 impl<'t> Planner<'t> {
@@ -225,12 +243,16 @@ impl<'t> Planner<'t> {
             strategy,
             ties,
             has_final: table.has_final(),
-            counts: vec![0; m],
+            counts: Box::new([0; 256]),
             touched: Vec::with_capacity(m),
             words,
-            and: vec![0; m * words],
+            and: vec![u64::MAX; m * words],
             or: vec![0; m * words],
             mask,
+            first_final: Vec::new(),
+            dnlogn: (0..table.n_codes())
+                .map(|n| nlogn(n + 1) - nlogn(n))
+                .collect(),
             nlogn: (0..=table.n_codes())
                 .map(|n| {
                     if n < 2 {
@@ -244,41 +266,83 @@ impl<'t> Planner<'t> {
     }
 
     /// Counts the parts of `s` under experiment `e` into `counts`/`touched`
-    /// (and the valuations' AND/OR for the fixed strategies).
-    fn split(&mut self, e: usize, s: &[u32]) {
+    /// (and the valuations' AND/OR for the fixed strategies; `and`/`or`
+    /// rows of untouched outcomes are all-ones/all-zeros). Stops early and
+    /// returns false as soon as the partial rank is strictly worse than
+    /// `bound` (ranks only grow as codes are added).
+    fn split(&mut self, e: usize, s: &[u32], bound: Bound) -> bool {
         let row = self.table.row(e);
-        if self.strategy.needs_fixed() {
-            let vals = self.table.valuations.as_ref().expect("checked in new");
-            let w = self.words;
-            for &c in s {
-                let o = row[c as usize] as usize;
-                let bits = vals.row(c as usize);
-                if self.counts[o] == 0 {
-                    self.touched.push(o as u8);
-                    self.and[o * w..(o + 1) * w].copy_from_slice(bits);
-                    self.or[o * w..(o + 1) * w].copy_from_slice(bits);
-                } else {
-                    for (i, &b) in bits.iter().enumerate() {
-                        self.and[o * w + i] &= b;
-                        self.or[o * w + i] |= b;
+        let counts: &mut [u32; 256] = &mut self.counts;
+        let touched = &mut self.touched;
+        let mut bump = |c: u32| {
+            let o = row[c as usize];
+            let n = &mut counts[o as usize];
+            if *n == 0 {
+                touched.push(o);
+            }
+            *n += 1;
+            *n - 1
+        };
+        match bound {
+            Bound::None if !self.strategy.needs_fixed() => s.iter().for_each(|&c| {
+                bump(c);
+            }),
+            Bound::None => {
+                let vals = self.table.valuations.as_ref().expect("checked in new");
+                let w = self.words;
+                for &c in s {
+                    bump(c);
+                    let o = row[c as usize] as usize;
+                    let bits = vals.row(c as usize);
+                    if w == 1 {
+                        self.and[o] &= bits[0];
+                        self.or[o] |= bits[0];
+                    } else {
+                        for (i, &b) in bits.iter().enumerate() {
+                            self.and[o * w + i] &= b;
+                            self.or[o * w + i] |= b;
+                        }
                     }
                 }
-                self.counts[o] += 1;
             }
-        } else {
-            for &c in s {
-                let o = row[c as usize];
-                if self.counts[o as usize] == 0 {
-                    self.touched.push(o);
+            Bound::Max(limit) => {
+                for &c in s {
+                    if bump(c) >= limit {
+                        return false;
+                    }
                 }
-                self.counts[o as usize] += 1;
+            }
+            Bound::SumSq(limit) => {
+                let mut acc = 0u64;
+                for &c in s {
+                    acc += 2 * bump(c) as u64 + 1;
+                    if acc > limit {
+                        return false;
+                    }
+                }
+            }
+            Bound::Ent(limit) => {
+                let mut acc = 0.0;
+                for &c in s {
+                    acc += self.dnlogn[bump(c) as usize];
+                    if acc > limit {
+                        return false;
+                    }
+                }
             }
         }
+        true
     }
 
     fn clear(&mut self) {
+        let w = self.words;
         for &o in &self.touched {
-            self.counts[o as usize] = 0;
+            let o = o as usize;
+            self.counts[o] = 0;
+            if w > 0 {
+                self.and[o * w..(o + 1) * w].fill(u64::MAX);
+                self.or[o * w..(o + 1) * w].fill(0);
+            }
         }
         self.touched.clear();
     }
@@ -315,6 +379,58 @@ impl<'t> Planner<'t> {
         }
     }
 
+    /// The abort bound for candidates after `best`.
+    fn bound(&self, best: &Rank) -> Bound {
+        match (self.strategy, best) {
+            (Strategy::MaxModels, Rank::Int(m)) => Bound::Max(*m as u32),
+            (Strategy::ExpModels, Rank::Int(q)) => Bound::SumSq(*q),
+            (Strategy::EntModels, Rank::Ent(v, _)) => Bound::Ent(v + ent_tolerance(*v, *v)),
+            _ => Bound::None,
+        }
+    }
+
+    /// A rank no split of `k` codes can beat: parts as even as the number
+    /// of outcomes allows (for the fixed strategies: all singletons).
+    fn ideal(&self, k: usize) -> Rank {
+        let m = self.table.outcomes.len().clamp(1, k.max(1));
+        let (q, r) = (k / m, k % m);
+        let even = || (0..m).map(move |i| (q + usize::from(i < r)) as u64);
+        let nvars = self
+            .table
+            .valuations
+            .as_ref()
+            .map_or(0, |v| v.vars.len() as u64);
+        match self.strategy {
+            Strategy::FirstPossible => Rank::Int(0),
+            Strategy::MaxModels => Rank::Int(even().max().unwrap_or(0)),
+            Strategy::ExpModels => Rank::Int(even().map(|n| n * n).sum()),
+            Strategy::Parts => Rank::Int(u64::MAX - m as u64),
+            Strategy::MinFixed => Rank::Int(u64::MAX - nvars),
+            Strategy::ExpFixed => Rank::Int(u64::MAX - k as u64 * nvars),
+            Strategy::EntModels => {
+                let mut sizes: Vec<u32> = even().filter(|&n| n > 0).map(|n| n as u32).collect();
+                sizes.sort_unstable();
+                Rank::Ent(sizes.iter().map(|&n| self.nlogn[n as usize]).sum(), sizes)
+            }
+        }
+    }
+
+    fn is_ideal(&self, rank: &Rank, ideal: &Rank) -> bool {
+        match (rank, ideal) {
+            (Rank::Int(a), Rank::Int(b)) => a <= b,
+            (Rank::Ent(_, a), Rank::Ent(_, b)) => exact::compare_nlogn(a, b) != Ordering::Greater,
+            _ => false,
+        }
+    }
+
+    /// The sorted part sizes of `s` under `e` (counted afresh).
+    fn sizes_of(&mut self, e: usize, s: &[u32]) -> Vec<u32> {
+        self.split(e, s, Bound::None);
+        let sizes = self.sizes();
+        self.clear();
+        sizes
+    }
+
     fn sizes(&self) -> Vec<u32> {
         let mut v: Vec<u32> = self
             .touched
@@ -331,8 +447,7 @@ impl<'t> Planner<'t> {
         match (rank, best) {
             (Rank::Int(a), Rank::Int(b)) => (*a).cmp(b),
             (Rank::Ent(a, sa), Rank::Ent(b, sb)) => {
-                let tol = 1e-7 * (1.0 + a.abs().max(b.abs()));
-                if (*a - *b).abs() > tol {
+                if (*a - *b).abs() > ent_tolerance(*a, *b) {
                     return a.total_cmp(b);
                 }
                 if sa.is_empty() {
@@ -347,13 +462,38 @@ impl<'t> Planner<'t> {
     /// The experiment to play on the codes `s` (non-empty, indices into
     /// the table), or the code if the play is over.
     pub fn choose(&mut self, s: &[u32]) -> Result<Choice, StrategyError> {
-        if s.len() == 1 && !self.has_final {
-            return Ok(Choice::Known(s[0] as usize));
+        if s.len() == 1 {
+            // One code left: every useful experiment shows it a final
+            // outcome, ranks equal and is possible, so every strategy and
+            // tie rule plays the first one.
+            let c = s[0] as usize;
+            if self.has_final {
+                if let Some(e) = self.first_final(c) {
+                    return Ok(Choice::Play(e));
+                }
+            }
+            return Ok(Choice::Known(c));
+        }
+        if self.strategy == Strategy::FirstPossible && self.has_final {
+            // The first experiment with a final outcome on some code of s
+            // is the least of each code's first one; it splits s.
+            let first = s.iter().filter_map(|&c| self.first_final(c as usize)).min();
+            if let Some(e) = first {
+                return Ok(Choice::Play(e));
+            }
         }
         let mut best: Option<(usize, Rank, bool)> = None;
         let mut first_useful = None;
+        let ideal = self.ideal(s.len());
         for e in 0..self.table.experiments.len() {
-            self.split(e, s);
+            let bound = match &best {
+                Some((_, rank, _)) => self.bound(rank),
+                None => Bound::None,
+            };
+            if !self.split(e, s, bound) {
+                self.clear();
+                continue;
+            }
             let useful = self.touched.len() > 1
                 || (self.touched.len() == 1 && self.table.is_final[self.touched[0] as usize]);
             if !useful {
@@ -383,15 +523,22 @@ impl<'t> Planner<'t> {
                     }
                 },
             };
+            self.clear();
             if better {
                 if let Rank::Ent(_, sizes) = &mut rank {
                     if sizes.is_empty() {
-                        *sizes = self.sizes();
+                        *sizes = self.sizes_of(e, s);
                     }
                 }
+                // Nothing later can rank better than the ideal, and a tie
+                // only wins if it is possible and this one is not.
+                let settled = self.ties == Ties::Lexicographic || possible || !self.has_final;
+                let stop = settled && self.is_ideal(&rank, &ideal);
                 best = Some((e, rank, possible));
+                if stop {
+                    break;
+                }
             }
-            self.clear();
         }
         if let Some((e, _, _)) = best {
             return Ok(Choice::Play(e));
@@ -404,6 +551,20 @@ impl<'t> Planner<'t> {
         }
         let name = |i: usize| self.table.codes[s[i] as usize].clone();
         Err(StrategyError::Indistinguishable(name(0), name(1)))
+    }
+
+    /// The first experiment that shows code `c` a final outcome.
+    fn first_final(&mut self, c: usize) -> Option<usize> {
+        if self.first_final.is_empty() {
+            self.first_final = vec![None; self.table.n_codes()];
+        }
+        if let Some(e) = self.first_final[c] {
+            return (e != u32::MAX).then_some(e as usize);
+        }
+        let found = (0..self.table.experiments.len())
+            .find(|&e| self.table.is_final[self.table.outcome(e, c) as usize]);
+        self.first_final[c] = Some(found.map_or(u32::MAX, |e| e as u32));
+        found
     }
 
     /// The decision tree over every code; `progress(done, total)` is called
@@ -484,6 +645,20 @@ impl<'t> Planner<'t> {
         }
         Ok(steps)
     }
+}
+
+/// n ln n (0 for n < 2).
+fn nlogn(n: usize) -> f64 {
+    if n < 2 {
+        0.0
+    } else {
+        n as f64 * (n as f64).ln()
+    }
+}
+
+/// Tolerance below which two entropy sums are compared exactly.
+fn ent_tolerance(a: f64, b: f64) -> f64 {
+    1e-7 * (1.0 + a.abs().max(b.abs()))
 }
 
 /// One experiment of a play.

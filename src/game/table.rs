@@ -15,19 +15,21 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use thiserror::Error;
 
 use super::generate;
 
 /// One parameterised experiment, e.g. `guess A A B B` or
-/// `weighing2 1 2 3 4`.
+/// `weighing2 1 2 3 4`. Names and symbols are shared (`Arc<str>`): a table
+/// may hold hundreds of thousands of experiments.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Experiment {
     /// The experiment type's name (`guess`, `weighing2`, …).
-    pub kind: String,
+    pub kind: Arc<str>,
     /// The parameters, as alphabet symbols.
-    pub params: Vec<String>,
+    pub params: Vec<Arc<str>>,
 }
 
 impl fmt::Display for Experiment {
@@ -337,26 +339,24 @@ impl Builtin {
         for (i, &(b, w)) in pairs.iter().enumerate() {
             index[b][w] = i as u8;
         }
-        let mut cells = Vec::with_capacity(codes.len() * codes.len());
-        for guess in &codes {
-            for code in &codes {
-                let (b, w) = score(guess, code);
-                cells.push(index[b][if white { w } else { 0 }]);
-            }
-        }
+        let cells = score_all(&codes, pegs, white, &index);
         let name = |&(b, w): &(usize, usize)| match white {
             true => format!("{b}b{w}{suffix}"),
             false => format!("{b}b"),
         };
-        let word = |w: &Vec<usize>| w.iter().map(|&d| letter(d)).collect::<Vec<_>>();
+        let colours: Vec<Arc<str>> = (0..26).map(|c| Arc::from(letter(c))).collect();
+        let guess: Arc<str> = Arc::from("guess");
         Table::new(
             self.to_string(),
-            codes.iter().map(|w| word(w).concat()).collect(),
+            codes
+                .iter()
+                .map(|w| w.iter().map(|&d| letter(d)).collect())
+                .collect(),
             codes
                 .iter()
                 .map(|w| Experiment {
-                    kind: "guess".into(),
-                    params: word(w),
+                    kind: guess.clone(),
+                    params: w.iter().map(|&d| colours[d].clone()).collect(),
                 })
                 .collect(),
             pairs.iter().map(name).collect(),
@@ -382,6 +382,43 @@ pub fn score(guess: &[usize], code: &[usize]) -> (usize, usize) {
         }
     }
     (black, common - black)
+}
+
+/// The outcome of every guess (row) on every code (column), as indices
+/// `index[black][white]`: the same scores as [`score`], with the colour
+/// counts precomputed so a cell costs a few operations.
+fn score_all(codes: &[Vec<usize>], pegs: usize, white: bool, index: &[Vec<u8>]) -> Vec<u8> {
+    let n = codes.len();
+    let digits: Vec<u8> = codes.iter().flatten().map(|&d| d as u8).collect();
+    let mut counts = vec![[0u8; 26]; n];
+    for (c, code) in codes.iter().enumerate() {
+        for &d in code {
+            counts[c][d] += 1;
+        }
+    }
+    let mut cells = Vec::with_capacity(n * n);
+    for (g, guess) in codes.iter().enumerate() {
+        let gd = &digits[g * pegs..(g + 1) * pegs];
+        // The guess's distinct colours with their multiplicities.
+        let mut colours: Vec<(usize, u8)> = Vec::with_capacity(pegs);
+        for &d in guess {
+            if !colours.iter().any(|&(x, _)| x == d) {
+                colours.push((d, counts[g][d]));
+            }
+        }
+        for (c, cc) in counts.iter().enumerate() {
+            let cd = &digits[c * pegs..(c + 1) * pegs];
+            let black = gd.iter().zip(cd).filter(|(a, b)| a == b).count();
+            let w = if white {
+                let common: usize = colours.iter().map(|&(x, k)| k.min(cc[x]) as usize).sum();
+                common - black
+            } else {
+                0
+            };
+            cells.push(index[black][w]);
+        }
+    }
+    cells
 }
 
 /// All words of length `len` over `0..base`, lexicographic.
@@ -419,32 +456,30 @@ fn coins_table(name: String, coins: usize, extra_genuine: bool) -> Table {
     let codes: Vec<(usize, bool)> = (0..coins).flat_map(|c| [(c, true), (c, false)]).collect();
     let mut experiments = Vec::new();
     let mut cells = Vec::new();
+    let names: Vec<Arc<str>> = (1..=symbols).map(|c| Arc::from(c.to_string())).collect();
     for m in 1..=symbols / 2 {
+        let kind: Arc<str> = Arc::from(format!("weighing{m}"));
         for (left, right) in weighings(symbols, m) {
-            for &(coin, heavy) in &codes {
-                let outcome = if left.contains(&coin) {
-                    if heavy {
-                        HEAVIER
-                    } else {
-                        LIGHTER
-                    }
-                } else if right.contains(&coin) {
-                    if heavy {
-                        LIGHTER
-                    } else {
-                        HEAVIER
-                    }
-                } else {
-                    SAME
-                };
-                cells.push(outcome);
+            let mut pan = vec![SAME; symbols];
+            for &c in &left {
+                pan[c] = HEAVIER;
             }
+            for &c in &right {
+                pan[c] = LIGHTER;
+            }
+            // A heavy coin tips its pan down; a light one flips the result.
+            cells.extend(codes.iter().map(|&(coin, heavy)| match (pan[coin], heavy) {
+                (SAME, _) => SAME,
+                (side, true) => side,
+                (HEAVIER, false) => LIGHTER,
+                (_, false) => HEAVIER,
+            }));
             experiments.push(Experiment {
-                kind: format!("weighing{m}"),
+                kind: kind.clone(),
                 params: left
                     .iter()
                     .chain(&right)
-                    .map(|c| (c + 1).to_string())
+                    .map(|&c| names[c].clone())
                     .collect(),
             });
         }
@@ -468,10 +503,13 @@ fn coins_table(name: String, coins: usize, extra_genuine: bool) -> Table {
 fn weighings(symbols: usize, m: usize) -> Vec<(Vec<usize>, Vec<usize>)> {
     let mut out = Vec::new();
     for left in combinations(symbols, m) {
-        for right in combinations(symbols, m) {
-            if right[0] > left[0] && right.iter().all(|c| !left.contains(c)) {
-                out.push((left.clone(), right));
-            }
+        // The right pan is a sorted m-subset of the coins above left[0]
+        // that are not on the left, in lexicographic order.
+        let rest: Vec<usize> = (left[0] + 1..symbols)
+            .filter(|c| !left.contains(c))
+            .collect();
+        for pick in combinations(rest.len(), m) {
+            out.push((left.clone(), pick.iter().map(|&i| rest[i]).collect()));
         }
     }
     out
