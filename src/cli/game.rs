@@ -174,7 +174,13 @@ fn info(game: &Game, count_limit: usize, json: bool) -> anyhow::Result<()> {
     let exps: Vec<(String, usize, Result<u64, u64>)> = spec
         .experiments
         .iter()
-        .map(|t| (t.name.clone(), t.arity, params::count(t, spec.alphabet.len(), 1 << 32)))
+        .map(|t| {
+            (
+                t.name.clone(),
+                t.arity,
+                params::count(t, spec.alphabet.len(), 1 << 32),
+            )
+        })
         .collect();
     let checks = knowledge::check_well_formed(spec)?;
     let problems: Vec<String> = checks
@@ -182,7 +188,9 @@ fn info(game: &Game, count_limit: usize, json: bool) -> anyhow::Result<()> {
         .zip(&spec.experiments)
         .filter_map(|(c, t)| match c {
             TypeCheck::Ok => None,
-            TypeCheck::NoParameters => Some(format!("experiment '{}' has no allowed parameters", t.name)),
+            TypeCheck::NoParameters => {
+                Some(format!("experiment '{}' has no allowed parameters", t.name))
+            }
             TypeCheck::Broken {
                 experiment,
                 code,
@@ -215,7 +223,10 @@ fn info(game: &Game, count_limit: usize, json: bool) -> anyhow::Result<()> {
     }
     println!("game         {}", game.name);
     println!("variables    {}: {}", spec.vars.len(), spec.vars.join(", "));
-    println!("codes        {}{codes}", if exact { "" } else { "at least " });
+    println!(
+        "codes        {}{codes}",
+        if exact { "" } else { "at least " }
+    );
     for (n, k, c) in &exps {
         let count = match c {
             Ok(n) => n.to_string(),
@@ -286,7 +297,12 @@ fn table_for(game: &Game, args: &StrategyArgs) -> anyhow::Result<(Table, Route)>
     Ok((table, route))
 }
 
-fn analyze(game: &Game, args: &StrategyArgs, tree_out: Option<PathBuf>, json: bool) -> anyhow::Result<()> {
+fn analyze(
+    game: &Game,
+    args: &StrategyArgs,
+    tree_out: Option<PathBuf>,
+    json: bool,
+) -> anyhow::Result<()> {
     let (table, route) = table_for(game, args)?;
     let mut planner = Planner::new(&table, args.strategy, args.ties)?;
     let mut progress = Progress::new();

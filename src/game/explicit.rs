@@ -294,7 +294,11 @@ pub fn build_with_limit(game: &Game, max_codes: usize) -> Result<Table, Explicit
     let mut experiments = Vec::new();
     let mut cells = Vec::new();
     let mut scratch = Vec::new();
-    let symbols: Vec<Arc<str>> = spec.alphabet.iter().map(|s| Arc::from(s.as_str())).collect();
+    let symbols: Vec<Arc<str>> = spec
+        .alphabet
+        .iter()
+        .map(|s| Arc::from(s.as_str()))
+        .collect();
     for (t, ty) in spec.experiments.iter().enumerate() {
         let template = Template::new(ty);
         let kind: Arc<str> = Arc::from(ty.name.as_str());
