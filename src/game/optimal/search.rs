@@ -42,6 +42,9 @@ pub const UNLIMITED: u32 = u32::MAX;
 /// Memo salt for worst-case feasibility questions.
 const WORST_SALT: u32 = 0x4000_0000;
 
+/// Candidates [`Search::probe_hits`] evaluates at most.
+const PROBES: usize = 4;
+
 /// When the search splits work between threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tuning {
@@ -666,6 +669,10 @@ impl<'a> Search<'a> {
     ) -> Cost {
         self.nodes.fetch_add(1, Ordering::Relaxed);
         let key = memo::key(set, depth);
+        if let Some((v, e)) = self.probe_hits(set, lb, depth, history) {
+            self.memo.put(key, Entry::exact(v, e));
+            return v;
+        }
         let scan = self.scan(set, depth, history, Mode::Total { limit: beta });
         let mut keys = scan.keys;
         if keys.is_empty() {
@@ -690,6 +697,47 @@ impl<'a> Search<'a> {
                 floor
             }
         }
+    }
+
+    /// Before scanning every experiment: if a guess at one of the set's
+    /// own codes reaches the set's lower bound `lb`, it is optimal. This
+    /// settles most small sets for the price of an n×n count. The
+    /// candidate chosen is the one the full search would choose first
+    /// (hits precede misses at equal bounds, then experiment order).
+    fn probe_hits(
+        &self,
+        set: &[u16],
+        lb: Cost,
+        depth: u32,
+        history: &mut Vec<u32>,
+    ) -> Option<(Cost, u32)> {
+        if !(self.final_game && self.single_hit) || lb >= INF {
+            return None;
+        }
+        let mut hitters: Vec<u32> = set
+            .iter()
+            .map(|&c| self.hitter[c as usize])
+            .filter(|&h| h != u32::MAX)
+            .collect();
+        hitters.sort_unstable();
+        hitters.dedup();
+        let scan = self.scan_range(
+            set,
+            Some(&hitters),
+            0..hitters.len(),
+            depth,
+            Mode::Total { limit: lb + 1 },
+        );
+        let mut keys = scan.keys;
+        keys.sort_unstable();
+        for &k in keys.iter().take(PROBES) {
+            let (_, e) = unpack(k);
+            let v = self.evaluate(set, e, lb + 1, depth, history);
+            if v <= lb {
+                return Some((v, e));
+            }
+        }
+        None
     }
 
     /// Tries candidates (packed keys, best first) in order; returns (best,
