@@ -51,7 +51,7 @@ impl batsat::Callbacks for Deadline {
         };
         let n = self.calls.get().wrapping_add(1);
         self.calls.set(n);
-        n % 1024 == 0 && Instant::now() >= at
+        n.is_multiple_of(1024) && Instant::now() >= at
     }
 }
 
