@@ -192,7 +192,7 @@ fn info(game: &Game, count_limit: usize, limit: Duration, json: bool) -> anyhow:
         })
         .collect();
     let checks = knowledge::check_well_formed(spec, Some(limit))?;
-    let unknown = checks.iter().any(|c| *c == TypeCheck::Unknown);
+    let unknown = checks.contains(&TypeCheck::Unknown);
     let problems: Vec<String> = checks
         .iter()
         .zip(&spec.experiments)
