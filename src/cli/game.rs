@@ -93,6 +93,9 @@ pub enum GameCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Compute an optimal strategy (expected or worst case), optionally
+    /// writing its tree as JSON and DOT.
+    Optimal(super::optimal::OptimalArgs),
 }
 
 #[derive(Debug, Args)]
@@ -167,6 +170,7 @@ pub fn run(args: GameArgs) -> anyhow::Result<ExitCode> {
             count_limit,
             json,
         } => deduce_cmd(&load(&game)?, &history, limit, count_limit, json)?,
+        GameCommand::Optimal(args) => return super::optimal::run(args),
     }
     Ok(ExitCode::SUCCESS)
 }

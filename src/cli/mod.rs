@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod game;
+pub mod optimal;
 
 /// Model checking for puzzles and games.
 #[derive(Debug, Parser)]

@@ -14,15 +14,20 @@
 
 pub mod cnf;
 pub mod deduce;
-
 pub mod explicit;
 pub mod generate;
+pub mod hybrid;
 pub mod knowledge;
+pub mod optimal;
 pub mod params;
+pub mod reduce;
 pub mod spec;
 pub mod strategy;
+pub mod strategy_model;
+pub mod symmetry;
 pub mod table;
 pub mod tree;
+pub mod tree_io;
 
 use std::path::Path;
 
