@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
-use serde_json::json;
+use serde::Serialize;
 
 use checkmate::game::deduce::{self, Deduction};
 use checkmate::game::knowledge::{self, Knowledge, TypeCheck};
@@ -45,6 +45,10 @@ pub enum GameCommand {
         /// Count codes up to this many (spec games).
         #[arg(long, default_value_t = 100_000)]
         count_limit: usize,
+        /// Give up the well-formedness proof of an experiment type after
+        /// this many seconds.
+        #[arg(long, default_value_t = 20.0)]
+        time_limit: f64,
         #[arg(long)]
         json: bool,
     },
@@ -140,8 +144,13 @@ pub fn run(args: GameArgs) -> anyhow::Result<ExitCode> {
         GameCommand::Info {
             game,
             count_limit,
+            time_limit,
             json,
-        } => info(&load(&game)?, count_limit, json)?,
+        } => {
+            let limit = Duration::try_from_secs_f64(time_limit)
+                .map_err(|e| bad_input(anyhow::anyhow!("--time-limit: {e}")))?;
+            info(&load(&game)?, count_limit, limit, json)?
+        }
         GameCommand::Analyze {
             game,
             strategy,
@@ -166,7 +175,7 @@ pub fn run(args: GameArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn info(game: &Game, count_limit: usize, json: bool) -> anyhow::Result<()> {
+fn info(game: &Game, count_limit: usize, limit: Duration, json: bool) -> anyhow::Result<()> {
     let spec = &game.spec;
     let (codes, exact) = match game.builtin {
         Some(b) => (b.n_codes().to_string(), true),
@@ -186,12 +195,13 @@ fn info(game: &Game, count_limit: usize, json: bool) -> anyhow::Result<()> {
             )
         })
         .collect();
-    let checks = knowledge::check_well_formed(spec)?;
+    let checks = knowledge::check_well_formed(spec, Some(limit))?;
+    let unknown = checks.contains(&TypeCheck::Unknown);
     let problems: Vec<String> = checks
         .iter()
         .zip(&spec.experiments)
         .filter_map(|(c, t)| match c {
-            TypeCheck::Ok => None,
+            TypeCheck::Ok | TypeCheck::Unknown => None,
             TypeCheck::NoParameters => {
                 Some(format!("experiment '{}' has no allowed parameters", t.name))
             }
@@ -211,17 +221,31 @@ fn info(game: &Game, count_limit: usize, json: bool) -> anyhow::Result<()> {
         })
         .collect();
     if json {
-        let out = json!({
-            "game": game.name,
-            "variables": spec.vars,
-            "codes": {"count": codes.parse::<u128>().ok(), "exhaustive": exact},
-            "experiments": exps.iter().map(|(n, k, c)| json!({
-                "name": n, "params": k,
-                "count": match c { Ok(n) | Err(n) => n }, "exact": c.is_ok(),
-            })).collect::<Vec<_>>(),
-            "well_formed": problems.is_empty(),
-            "problems": problems,
-        });
+        let out = InfoJson {
+            game: &game.name,
+            variables: &spec.vars,
+            codes: CountJson {
+                count: codes.parse().ok(),
+                exhaustive: exact,
+            },
+            experiments: exps
+                .iter()
+                .map(|(name, params, c)| ExperimentJson {
+                    name,
+                    params: *params,
+                    count: match c {
+                        Ok(n) | Err(n) => *n,
+                    },
+                    exact: c.is_ok(),
+                })
+                .collect(),
+            well_formed: if unknown && problems.is_empty() {
+                None
+            } else {
+                Some(problems.is_empty())
+            },
+            problems: &problems,
+        };
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
@@ -238,7 +262,12 @@ fn info(game: &Game, count_limit: usize, json: bool) -> anyhow::Result<()> {
         };
         println!("experiment   {n} ({k} parameters): {count}");
     }
-    if problems.is_empty() {
+    if problems.is_empty() && unknown {
+        println!(
+            "well-formed  unknown: the SAT proof did not finish within {} s (see --time-limit)",
+            limit.as_secs_f64()
+        );
+    } else if problems.is_empty() {
         println!("well-formed  yes: exactly one outcome for every code and experiment");
     } else {
         println!("well-formed  no");
@@ -323,17 +352,17 @@ fn analyze(
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if json {
-        let out = json!({
-            "game": game.name,
-            "strategy": args.strategy.name(),
-            "ties": args.ties.name(),
-            "codes": a.codes,
-            "total": a.total,
-            "average": a.average(),
-            "worst": a.worst,
-            "histogram": a.histogram,
-            "first": first,
-        });
+        let out = AnalysisJson {
+            game: &game.name,
+            strategy: args.strategy.name(),
+            ties: args.ties.name(),
+            codes: a.codes,
+            total: a.total,
+            average: a.average(),
+            worst: a.worst,
+            histogram: &a.histogram,
+            first: first.as_deref(),
+        };
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
@@ -372,18 +401,21 @@ fn play(game: &Game, secret: &str, args: &StrategyArgs, json: bool) -> anyhow::R
     };
     let steps = Planner::new(&table, args.strategy, args.ties)?.play(code)?;
     if json {
-        let out = json!({
-            "game": game.name,
-            "strategy": args.strategy.name(),
-            "ties": args.ties.name(),
-            "secret": table.codes[code],
-            "steps": steps.iter().map(|s| json!({
-                "experiment": table.experiments[s.experiment].to_string(),
-                "outcome": table.outcomes[s.outcome as usize],
-                "remaining": s.remaining,
-            })).collect::<Vec<_>>(),
-            "experiments": steps.len(),
-        });
+        let out = PlayJson {
+            game: &game.name,
+            strategy: args.strategy.name(),
+            ties: args.ties.name(),
+            secret: &table.codes[code],
+            steps: steps
+                .iter()
+                .map(|s| StepJson {
+                    experiment: table.experiments[s.experiment].to_string(),
+                    outcome: &table.outcomes[s.outcome as usize],
+                    remaining: s.remaining,
+                })
+                .collect(),
+            experiments: steps.len(),
+        };
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
@@ -424,12 +456,16 @@ fn deduce_cmd(
         .map_err(|e| bad_input(anyhow::anyhow!("{}:{e}", path.display())))?;
     let d = deduce::deduce(game, &history, limit, count_limit)?;
     if json {
-        let out = json!({
-            "count": d.count,
-            "exhaustive": d.exhaustive,
-            "codes": d.codes,
-            "fixed": d.fixed.iter().map(|(v, b)| json!({"var": v, "value": b})).collect::<Vec<_>>(),
-        });
+        let out = DeduceJson {
+            count: d.count,
+            exhaustive: d.exhaustive,
+            codes: &d.codes,
+            fixed: d
+                .fixed
+                .iter()
+                .map(|(var, value)| FixedJson { var, value: *value })
+                .collect(),
+        };
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
@@ -463,4 +499,78 @@ fn print_deduction(game: &Game, n: usize, d: &Deduction) {
             .collect();
         println!("fixed: {}", fixed.join(" "));
     }
+}
+
+/// `game analyze --json`.
+#[derive(Serialize)]
+struct AnalysisJson<'a> {
+    game: &'a str,
+    strategy: &'a str,
+    ties: &'a str,
+    codes: usize,
+    total: u64,
+    average: f64,
+    worst: usize,
+    /// `histogram[k]`: codes found with exactly k experiments.
+    histogram: &'a [u64],
+    first: Option<&'a str>,
+}
+
+/// `game play --json`.
+#[derive(Serialize)]
+struct PlayJson<'a> {
+    game: &'a str,
+    strategy: &'a str,
+    ties: &'a str,
+    secret: &'a str,
+    steps: Vec<StepJson<'a>>,
+    experiments: usize,
+}
+
+#[derive(Serialize)]
+struct StepJson<'a> {
+    experiment: String,
+    outcome: &'a str,
+    remaining: usize,
+}
+
+/// `game deduce --json`.
+#[derive(Serialize)]
+struct DeduceJson<'a> {
+    count: usize,
+    exhaustive: bool,
+    codes: &'a [String],
+    fixed: Vec<FixedJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct FixedJson<'a> {
+    var: &'a str,
+    value: bool,
+}
+
+/// `game info --json`.
+#[derive(Serialize)]
+struct InfoJson<'a> {
+    game: &'a str,
+    variables: &'a [String],
+    codes: CountJson,
+    experiments: Vec<ExperimentJson<'a>>,
+    /// `null` when the proof did not finish in time.
+    well_formed: Option<bool>,
+    problems: &'a [String],
+}
+
+#[derive(Serialize)]
+struct CountJson {
+    count: Option<u128>,
+    exhaustive: bool,
+}
+
+#[derive(Serialize)]
+struct ExperimentJson<'a> {
+    name: &'a str,
+    params: usize,
+    count: u64,
+    exact: bool,
 }
