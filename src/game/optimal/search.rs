@@ -42,6 +42,21 @@ pub const UNLIMITED: u32 = u32::MAX;
 /// Memo salt for worst-case feasibility questions.
 const WORST_SALT: u32 = 0x4000_0000;
 
+/// The open parts of a set under one experiment, in one buffer.
+struct Parts {
+    codes: Vec<u16>,
+    /// (outcome, start, length), largest first.
+    spans: Vec<(u8, u32, u32)>,
+}
+
+impl Parts {
+    fn iter(&self) -> impl Iterator<Item = &[u16]> + '_ {
+        self.spans
+            .iter()
+            .map(|&(_, at, k)| &self.codes[at as usize..(at + k) as usize])
+    }
+}
+
 /// Candidates [`Search::probe_hits`] evaluates at most.
 const PROBES: usize = 4;
 
@@ -299,20 +314,20 @@ impl<'a> Search<'a> {
             if n as u64 > self.bounds.shape.branching + 1 {
                 return None;
             }
-            let mut seen = [false; 256];
             'codes: for &c in set {
                 let h = self.hitter[c as usize];
                 if h == u32::MAX {
                     continue;
                 }
                 let row = self.table.row(h as usize);
-                seen[..self.n_out].iter_mut().for_each(|s| *s = false);
+                let mut seen = [0u64; 4];
                 for &x in set {
                     let o = row[x as usize] as usize;
-                    if seen[o] {
+                    let (w, bit) = (o / 64, 1u64 << (o % 64));
+                    if seen[w] & bit != 0 {
                         continue 'codes;
                     }
-                    seen[o] = true;
+                    seen[w] |= bit;
                 }
                 // Every other code is alone in its part: one more guess each.
                 let singles_ok = set
@@ -603,21 +618,35 @@ impl<'a> Search<'a> {
     }
 
     /// The parts of `set` under `e` that need more experiments, largest
-    /// first, as (outcome, codes).
-    fn parts(&self, set: &[u16], e: u32) -> Vec<(u8, Vec<u16>)> {
+    /// first (ties by outcome).
+    fn parts(&self, set: &[u16], e: u32) -> Parts {
         let row = self.table.row(e as usize);
-        let mut buckets: Vec<Vec<u16>> = vec![Vec::new(); self.n_out];
+        let mut count = [0u32; 256];
         for &c in set {
-            buckets[row[c as usize] as usize].push(c);
+            count[row[c as usize] as usize] += 1;
         }
-        let mut parts: Vec<(u8, Vec<u16>)> = buckets
-            .into_iter()
-            .enumerate()
-            .filter(|(o, p)| !p.is_empty() && !self.done(*o, p.len()))
-            .map(|(o, p)| (o as u8, p))
-            .collect();
-        parts.sort_by_key(|(o, p)| (std::cmp::Reverse(p.len()), *o));
-        parts
+        let mut spans = Vec::new();
+        let mut start = 0u32;
+        for (o, &k) in count[..self.n_out].iter().enumerate() {
+            if k > 0 && !self.done(o, k as usize) {
+                spans.push((o as u8, start, k));
+                start += k;
+            }
+        }
+        let mut next = [u32::MAX; 256];
+        for &(o, at, _) in &spans {
+            next[o as usize] = at;
+        }
+        let mut codes = vec![0u16; start as usize];
+        for &c in set {
+            let slot = &mut next[row[c as usize] as usize];
+            if *slot != u32::MAX {
+                codes[*slot as usize] = c;
+                *slot += 1;
+            }
+        }
+        spans.sort_by_key(|&(o, _, k)| (std::cmp::Reverse(k), o));
+        Parts { codes, spans }
     }
 
     /// The partition of `set` by `e` as a label sequence independent of
@@ -878,15 +907,15 @@ impl<'a> Search<'a> {
         let sub = child_depth(depth);
         let bnd = self.bnd(sub);
         let mut acc = set.len() as Cost;
-        let mut rest: Cost = parts.iter().fold(0, |a, (_, p)| add(a, bnd[p.len()]));
+        let mut rest: Cost = parts.iter().fold(0, |a, p| add(a, bnd[p.len()]));
         if add(acc, rest) >= best {
             return add(acc, rest);
         }
         // Cheap knowledge first: exact small parts, memo entries, the
         // "no perfect split" bound. Only then recurse, largest part first.
-        let mut known: Vec<(Cost, bool)> = Vec::with_capacity(parts.len());
+        let mut known: Vec<(Cost, bool)> = Vec::with_capacity(parts.spans.len());
         rest = 0;
-        for (_, part) in &parts {
+        for part in parts.iter() {
             let (v, exact) = self.known(part, sub);
             if exact {
                 acc = add(acc, v);
@@ -899,7 +928,7 @@ impl<'a> Search<'a> {
             return add(acc, rest);
         }
         history.push(e);
-        for ((_, part), &(b, exact)) in parts.iter().zip(&known) {
+        for (part, &(b, exact)) in parts.iter().zip(&known) {
             if exact {
                 continue;
             }
@@ -1020,7 +1049,7 @@ impl<'a> Search<'a> {
             let ok = self
                 .parts(set, e)
                 .iter()
-                .all(|(_, part)| self.feasible(part, depth - 1, history));
+                .all(|part| self.feasible(part, depth - 1, history));
             history.pop();
             if ok {
                 found = Some(e);
@@ -1091,7 +1120,7 @@ impl<'a> Search<'a> {
         let ok = self
             .parts(set, e)
             .iter()
-            .all(|(_, part)| self.feasible(part, depth - 1, history));
+            .all(|part| self.feasible(part, depth - 1, history));
         history.pop();
         ok
     }
