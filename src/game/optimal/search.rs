@@ -70,6 +70,8 @@ pub struct Tuning {
     pub par_work: usize,
     /// Candidates per parallel counting chunk.
     pub chunk: usize,
+    /// Sets the memo records at most.
+    pub memo_capacity: usize,
 }
 
 impl Default for Tuning {
@@ -78,6 +80,7 @@ impl Default for Tuning {
             par_set: 64,
             par_work: 1 << 17,
             chunk: 256,
+            memo_capacity: memo::DEFAULT_CAPACITY,
         }
     }
 }
@@ -176,6 +179,7 @@ impl<'a> Search<'a> {
         table: &'a Table,
         symmetry: Option<&'a dyn Symmetry>,
         max_depth: Option<u32>,
+        tuning: Tuning,
     ) -> Search<'a> {
         let n = table.n_codes();
         let n_exp = table.experiments.len();
@@ -245,8 +249,8 @@ impl<'a> Search<'a> {
             single_hit,
             hitter,
             symmetry,
-            tuning: Tuning::default(),
-            memo: Memo::new(),
+            tuning,
+            memo: Memo::with_capacity(tuning.memo_capacity),
             nodes: AtomicU64::new(0),
             root_best: AtomicU32::new(INF),
         }
@@ -696,18 +700,31 @@ impl<'a> Search<'a> {
         depth: u32,
         history: &mut Vec<u32>,
     ) -> Cost {
+        self.search_total_choice(set, beta, lb, depth, history).0
+    }
+
+    /// [`Search::search_total`], also returning the optimal experiment
+    /// when the value is exact.
+    fn search_total_choice(
+        &self,
+        set: &[u16],
+        beta: Cost,
+        lb: Cost,
+        depth: u32,
+        history: &mut Vec<u32>,
+    ) -> (Cost, Option<u32>) {
         self.nodes.fetch_add(1, Ordering::Relaxed);
         let key = memo::key(set, depth);
         if let Some((v, e)) = self.probe_hits(set, lb, depth, history) {
             self.memo.put(key, Entry::exact(v, e));
-            return v;
+            return (v, Some(e));
         }
         let scan = self.scan(set, depth, history, Mode::Total { limit: beta });
         let mut keys = scan.keys;
         if keys.is_empty() {
             let floor = scan.dropped_min.max(beta);
             self.memo.put(key, Entry::bound(floor));
-            return floor;
+            return (floor, None);
         }
         keys.sort_unstable();
         let (best, best_e, floor) = if set.len() >= self.tuning.par_set && keys.len() > 1 {
@@ -718,12 +735,12 @@ impl<'a> Search<'a> {
         match best_e {
             Some(e) => {
                 self.memo.put(key, Entry::exact(best, e));
-                best
+                (best, Some(e))
             }
             None => {
                 let floor = floor.min(scan.dropped_min).max(beta);
                 self.memo.put(key, Entry::bound(floor));
-                floor
+                (floor, None)
             }
         }
     }
@@ -954,24 +971,31 @@ impl<'a> Search<'a> {
     pub fn total_tree(&self, set: &[u16], depth: u32, history: &mut Vec<u32>) -> Tree {
         let e = match self.quick(set) {
             Some((_, e)) => e,
-            None => {
-                let key = memo::key(set, depth);
-                match self.memo.get(key) {
-                    Some(entry) if entry.exact => entry.experiment,
-                    _ => {
-                        self.total(set, INF, depth, history);
-                        self.memo
-                            .get(key)
-                            .filter(|e| e.exact)
-                            .map(|e| e.experiment)
-                            .expect("a finite optimum is stored with its experiment")
+            None => match self.memo.get(memo::key(set, depth)) {
+                Some(entry) if entry.exact => entry.experiment,
+                // Not (or no longer) in the memo: solve it again.
+                _ => {
+                    let (lb, _) = self.known(set, depth);
+                    match self.search_total_choice(set, INF, lb.min(INF - 1), depth, history) {
+                        (_, Some(e)) => e,
+                        // A set on an optimal path always has a finite
+                        // optimum; keep going with any useful experiment
+                        // so the replay check reports the problem.
+                        (_, None) => self.any_useful(set),
                     }
                 }
-            }
+            },
         };
         self.node(set, e, history, |part, h| {
             self.total_tree(part, child_depth(depth), h)
         })
+    }
+
+    /// The first experiment that tells something about `set`.
+    fn any_useful(&self, set: &[u16]) -> u32 {
+        (0..self.n_exp as u32)
+            .find(|&e| self.is_useful(set, e))
+            .unwrap_or(0)
     }
 
     /// A tree node playing `e` on `set`, with `sub` building the children
@@ -1068,9 +1092,12 @@ impl<'a> Search<'a> {
 
     /// A tree of depth at most `depth` for `set` (which must be feasible).
     pub fn worst_tree(&self, set: &[u16], depth: u32, history: &mut Vec<u32>) -> Tree {
+        // The set was proven feasible; if that proof is gone (memo full
+        // and a different path), any useful experiment keeps the tree
+        // going and the replay check reports the problem.
         let e = self
             .feasible_choice(set, depth, history)
-            .expect("the set was proven feasible");
+            .unwrap_or_else(|| self.any_useful(set));
         self.node(set, e, history, |part, h| {
             self.worst_tree(part, depth - 1, h)
         })
