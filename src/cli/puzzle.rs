@@ -179,7 +179,7 @@ fn file_name(output: Option<&Path>) -> String {
     output
         .and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
+        .unwrap_or_else(|| "model.smv".into())
 }
 
 pub fn smv(args: SmvArgs) -> anyhow::Result<ExitCode> {
@@ -214,12 +214,6 @@ pub fn smv(args: SmvArgs) -> anyhow::Result<ExitCode> {
             .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", tree_path.display())))?;
         let model = strategy_model::strategy_system(&table, &tree, None).map_err(bad_input)?;
         opts.title = format!("strategy {} for {}", tree_path.display(), game.name);
-        opts.description.push(format!(
-            "The specification is true iff the strategy finds every code within {} experiments;",
-            model.depth
-        ));
-        opts.description
-            .push("a counterexample fixes a secret code the strategy does not find.".into());
         model.system
     } else {
         let puzzle = load_puzzle(Path::new(&args.input))?;
