@@ -92,7 +92,15 @@ impl<'a> Printer<'a> {
                 self.operand(b, Prec::Add, true)?
             ),
             Expr::Count(xs) if xs.is_empty() => "0".into(),
-            Expr::Count(xs) => format!("count({})", self.list(xs)?),
+            // NuSMV 2.5.4 takes only simple operands in count():
+            // `count(a & b, c)` is a syntax error, `count((a & b), c)` is not.
+            Expr::Count(xs) => format!(
+                "count({})",
+                xs.iter()
+                    .map(|x| self.operand(x, Prec::Not, false))
+                    .collect::<Result<Vec<_>, _>>()?
+                    .join(", ")
+            ),
             Expr::Ite(c, a, b) => format!(
                 "case {} : {}; TRUE : {}; esac",
                 self.text(c)?,
@@ -194,7 +202,11 @@ impl<'a> Printer<'a> {
         for (i, x) in xs.iter().enumerate() {
             let prefix = if i == 0 { "" } else { op };
             let t = self.operand(x, p, false)?;
-            let piece = if prefix.is_empty() { t } else { format!("{prefix} {t}") };
+            let piece = if prefix.is_empty() {
+                t
+            } else {
+                format!("{prefix} {t}")
+            };
             if piece.chars().count() <= width {
                 if current.is_empty() {
                     current = piece;
@@ -211,7 +223,11 @@ impl<'a> Printer<'a> {
             }
             let inner = self.lines(x, width.saturating_sub(4).max(20))?;
             let wrap = prec(x) < p || (p == Prec::Or && prec(x) == Prec::And);
-            let head = if prefix.is_empty() { String::new() } else { format!("{prefix} ") };
+            let head = if prefix.is_empty() {
+                String::new()
+            } else {
+                format!("{prefix} ")
+            };
             if wrap && inner.len() > 1 {
                 out.push(format!("{head}("));
                 out.extend(inner.into_iter().map(|l| format!("    {l}")));
@@ -252,7 +268,10 @@ mod tests {
         let a = s.add_var("a", Domain::Bool, false);
         let b = s.add_var("b", Domain::Bool, false);
         let x = s.add_var("x", Domain::Range { lo: -2, hi: 5 }, false);
-        (s, vec![Expr::var(a), Expr::var(b), Expr::var(x), Expr::next(x)])
+        (
+            s,
+            vec![Expr::var(a), Expr::var(b), Expr::var(x), Expr::next(x)],
+        )
     }
 
     #[test]
@@ -269,26 +288,61 @@ mod tests {
         assert_eq!(t(&Expr::And(vec![and.clone(), b.clone()])), "a & b & b");
         assert_eq!(t(&Expr::implies(and.clone(), or.clone())), "a & b -> a | b");
         assert_eq!(
-            t(&Expr::implies(Expr::implies(a.clone(), b.clone()), a.clone())),
+            t(&Expr::implies(
+                Expr::implies(a.clone(), b.clone()),
+                a.clone()
+            )),
             "(a -> b) -> a"
         );
-        assert_eq!(t(&Expr::iff(a.clone(), Expr::implies(a.clone(), b.clone()))), "a <-> (a -> b)");
+        assert_eq!(
+            t(&Expr::iff(a.clone(), Expr::implies(a.clone(), b.clone()))),
+            "a <-> (a -> b)"
+        );
         assert_eq!(t(&Expr::eq(nx.clone(), Expr::int(-1))), "next(x) = (-1)");
         assert_eq!(
-            t(&Expr::Sub(Box::new(x.clone()), Box::new(Expr::Add(vec![x.clone(), Expr::int(1)])))),
+            t(&Expr::Sub(
+                Box::new(x.clone()),
+                Box::new(Expr::Add(vec![x.clone(), Expr::int(1)]))
+            )),
             "x - (x + 1)"
         );
         assert_eq!(
-            t(&Expr::lt(Expr::Add(vec![x.clone(), Expr::int(1)]), Expr::int(3))),
+            t(&Expr::lt(
+                Expr::Add(vec![x.clone(), Expr::int(1)]),
+                Expr::int(3)
+            )),
             "x + 1 < 3"
         );
-        assert_eq!(t(&Expr::eq(Expr::Count(vec![a.clone(), b.clone()]), Expr::int(1))), "count(a, b) = 1");
         assert_eq!(
-            t(&Expr::is_in(x.clone(), vec![Expr::int(1), Expr::Set(vec![Expr::int(2), Expr::int(3)])])),
+            t(&Expr::eq(
+                Expr::Count(vec![a.clone(), b.clone()]),
+                Expr::int(1)
+            )),
+            "count(a, b) = 1"
+        );
+        assert_eq!(
+            t(&Expr::Count(vec![
+                and.clone(),
+                Expr::negate(a.clone()),
+                Expr::eq(x.clone(), Expr::int(1))
+            ])),
+            "count((a & b), !a, (x = 1))"
+        );
+        assert_eq!(
+            t(&Expr::is_in(
+                x.clone(),
+                vec![Expr::int(1), Expr::Set(vec![Expr::int(2), Expr::int(3)])]
+            )),
             "x in {1, 2, 3}"
         );
-        assert_eq!(t(&Expr::ite(a.clone(), x.clone(), Expr::int(0))), "case a : x; TRUE : 0; esac");
-        assert_eq!(t(&Expr::eq(Expr::eq(a.clone(), b.clone()), a.clone())), "(a = b) = a");
+        assert_eq!(
+            t(&Expr::ite(a.clone(), x.clone(), Expr::int(0))),
+            "case a : x; TRUE : 0; esac"
+        );
+        assert_eq!(
+            t(&Expr::eq(Expr::eq(a.clone(), b.clone()), a.clone())),
+            "(a = b) = a"
+        );
         assert_eq!(t(&Expr::And(vec![])), "TRUE");
         assert_eq!(t(&Expr::Or(vec![])), "FALSE");
         assert_eq!(t(&Expr::Count(vec![])), "0");

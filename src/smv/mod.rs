@@ -37,9 +37,10 @@ use crate::ir::{Domain, Expr, System};
 use expr::{ExprError, Printer};
 
 /// Which model checker the output is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Dialect {
     /// NuSMV 2.5/2.6 (BDD and SAT-based BMC).
+    #[default]
     Nusmv,
     /// nuXmv (also the MathSAT-based BMC commands).
     Nuxmv,
@@ -66,25 +67,16 @@ pub enum SpecStyle {
 }
 
 /// What to emit.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct EmitOptions {
     pub dialect: Dialect,
-    /// First header line, e.g. the puzzle's name.
+    /// First header line, e.g. `waypoint-3x4 (models/grid/waypoint-3x4.txt)`.
     pub title: String,
-    /// The file name used in the commands of the header.
+    /// Further header lines, after the system's own comment.
+    pub description: Vec<String>,
+    /// The file name used in the header's commands (`model.smv` if empty).
     pub file_name: String,
     pub spec: SpecStyle,
-}
-
-impl Default for EmitOptions {
-    fn default() -> Self {
-        EmitOptions {
-            dialect: Dialect::Nusmv,
-            title: "checkmate model".into(),
-            file_name: "model.smv".into(),
-            spec: SpecStyle::Ltl,
-        }
-    }
 }
 
 /// Why a system cannot be printed as SMV.
@@ -163,9 +155,18 @@ struct Context {
 const TEMPLATES: [(&str, &str); 5] = [
     ("nusmv.smv.j2", include_str!("../../templates/nusmv.smv.j2")),
     ("nuxmv.smv.j2", include_str!("../../templates/nuxmv.smv.j2")),
-    ("_model.smv.j2", include_str!("../../templates/_model.smv.j2")),
-    ("_macros.smv.j2", include_str!("../../templates/_macros.smv.j2")),
-    ("_title.smv.j2", include_str!("../../templates/_title.smv.j2")),
+    (
+        "_model.smv.j2",
+        include_str!("../../templates/_model.smv.j2"),
+    ),
+    (
+        "_macros.smv.j2",
+        include_str!("../../templates/_macros.smv.j2"),
+    ),
+    (
+        "_title.smv.j2",
+        include_str!("../../templates/_title.smv.j2"),
+    ),
 ];
 
 /// Renders `sys` as an SMV model. See the module documentation.
@@ -208,7 +209,11 @@ fn context(sys: &System, opts: &EmitOptions) -> Result<Context, EmitError> {
         }
     }
     let mut constraints = Vec::new();
-    for (keyword, list) in [("INIT", &sys.init), ("INVAR", &sys.invar), ("TRANS", &sys.trans)] {
+    for (keyword, list) in [
+        ("INIT", &sys.init),
+        ("INVAR", &sys.invar),
+        ("TRANS", &sys.trans),
+    ] {
         for c in list {
             constraints.push(ConstraintCtx {
                 keyword,
@@ -229,10 +234,20 @@ fn context(sys: &System, opts: &EmitOptions) -> Result<Context, EmitError> {
         SpecStyle::Ltl => ("ltl", format!("LTLSPEC !(F {goal})")),
         SpecStyle::Invar => ("invar", format!("INVARSPEC !{goal}")),
     };
+    let file = if opts.file_name.is_empty() {
+        "model.smv".to_string()
+    } else {
+        opts.file_name.clone()
+    };
+    let title = if opts.title.is_empty() {
+        "checkmate model"
+    } else {
+        &opts.title
+    };
     Ok(Context {
-        title: opts.title.lines().map(str::to_string).collect(),
-        comment: sys.comment.iter().flat_map(|c| c.lines().map(str::to_string).chain(c.is_empty().then(String::new))).collect(),
-        file: opts.file_name.clone(),
+        title: comment_lines(std::iter::once(title)),
+        comment: comment_lines(sys.comment.iter().chain(&opts.description)),
+        file,
         bound: sys.bound,
         spec_kind,
         sections: sections(sys)?,
@@ -241,6 +256,23 @@ fn context(sys: &System, opts: &EmitOptions) -> Result<Context, EmitError> {
         constraints,
         spec,
     })
+}
+
+/// Comment text split into lines (an empty entry is an empty line).
+fn comment_lines<'s>(
+    texts: impl IntoIterator<Item = &'s (impl AsRef<str> + 's + ?Sized)>,
+) -> Vec<String> {
+    texts
+        .into_iter()
+        .flat_map(|t| {
+            let t = t.as_ref();
+            let mut lines: Vec<String> = t.lines().map(str::to_string).collect();
+            if lines.is_empty() {
+                lines.push(String::new());
+            }
+            lines
+        })
+        .collect()
 }
 
 /// An assignment, define or constraint body: a top-level `case` becomes a
@@ -265,7 +297,12 @@ fn rhs(p: &Printer, e: &Expr, place: &str) -> Result<Rhs, EmitError> {
         .map(|(g, v)| Ok((p.text(g)?, p.text(v)?)))
         .collect::<Result<Vec<_>, ExprError>>()
         .map_err(wrap)?;
-    let pad = texts.iter().map(|(g, _)| g.chars().count()).max().unwrap_or(0).min(32);
+    let pad = texts
+        .iter()
+        .map(|(g, _)| g.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(32);
     Ok(Rhs {
         lines: Vec::new(),
         arms: texts
@@ -299,8 +336,18 @@ fn sections(sys: &System) -> Result<Vec<DeclSection>, EmitError> {
         let (decl, frozen) = match var.family {
             Some((f, 0)) => {
                 let fam = &sys.families[f.0 as usize];
-                let ty = format!("array 0..{} of {}", fam.elems.len() - 1, domain(&fam.domain));
-                (Decl { name: fam.name.clone(), ty }, fam.frozen)
+                let ty = format!(
+                    "array 0..{} of {}",
+                    fam.elems.len() - 1,
+                    domain(&fam.domain)
+                );
+                (
+                    Decl {
+                        name: fam.name.clone(),
+                        ty,
+                    },
+                    fam.frozen,
+                )
             }
             Some(_) => continue,
             None => (
@@ -325,15 +372,101 @@ fn sections(sys: &System) -> Result<Vec<DeclSection>, EmitError> {
 
 /// SMV reserved words that cannot name variables or defines.
 const KEYWORDS: &[&str] = &[
-    "MODULE", "DEFINE", "MDEFINE", "CONSTANTS", "VAR", "IVAR", "FROZENVAR", "INIT", "TRANS",
-    "INVAR", "SPEC", "CTLSPEC", "LTLSPEC", "PSLSPEC", "COMPUTE", "NAME", "INVARSPEC", "FAIRNESS",
-    "JUSTICE", "COMPASSION", "ISA", "ASSIGN", "CONSTRAINT", "SIMPWFF", "CTLWFF", "LTLWFF",
-    "PSLWFF", "COMPWFF", "IN", "MIN", "MAX", "MIRROR", "PRED", "PREDICATES", "process", "array",
-    "of", "boolean", "integer", "real", "word", "word1", "bool", "signed", "unsigned", "extend",
-    "resize", "sizeof", "uwconst", "swconst", "EX", "AX", "EF", "AF", "EG", "AG", "E", "F", "O",
-    "G", "H", "X", "Y", "Z", "A", "U", "S", "V", "T", "BU", "EBF", "ABF", "EBG", "ABG", "case",
-    "esac", "mod", "next", "init", "union", "in", "xor", "xnor", "self", "TRUE", "FALSE", "count",
-    "toint", "abs", "max", "min", "floor", "typeof", "time", "clock",
+    "MODULE",
+    "DEFINE",
+    "MDEFINE",
+    "CONSTANTS",
+    "VAR",
+    "IVAR",
+    "FROZENVAR",
+    "INIT",
+    "TRANS",
+    "INVAR",
+    "SPEC",
+    "CTLSPEC",
+    "LTLSPEC",
+    "PSLSPEC",
+    "COMPUTE",
+    "NAME",
+    "INVARSPEC",
+    "FAIRNESS",
+    "JUSTICE",
+    "COMPASSION",
+    "ISA",
+    "ASSIGN",
+    "CONSTRAINT",
+    "SIMPWFF",
+    "CTLWFF",
+    "LTLWFF",
+    "PSLWFF",
+    "COMPWFF",
+    "IN",
+    "MIN",
+    "MAX",
+    "MIRROR",
+    "PRED",
+    "PREDICATES",
+    "process",
+    "array",
+    "of",
+    "boolean",
+    "integer",
+    "real",
+    "word",
+    "word1",
+    "bool",
+    "signed",
+    "unsigned",
+    "extend",
+    "resize",
+    "sizeof",
+    "uwconst",
+    "swconst",
+    "EX",
+    "AX",
+    "EF",
+    "AF",
+    "EG",
+    "AG",
+    "E",
+    "F",
+    "O",
+    "G",
+    "H",
+    "X",
+    "Y",
+    "Z",
+    "A",
+    "U",
+    "S",
+    "V",
+    "T",
+    "BU",
+    "EBF",
+    "ABF",
+    "EBG",
+    "ABG",
+    "case",
+    "esac",
+    "mod",
+    "next",
+    "init",
+    "union",
+    "in",
+    "xor",
+    "xnor",
+    "self",
+    "TRUE",
+    "FALSE",
+    "count",
+    "toint",
+    "abs",
+    "max",
+    "min",
+    "floor",
+    "typeof",
+    "time",
+    "clock",
 ];
 
 fn is_identifier(name: &str) -> bool {
@@ -392,7 +525,11 @@ mod tests {
             ..System::default()
         };
         let bits = s.add_family("secret", 2, Domain::Bool, true);
-        let mode = s.add_var("mode", Domain::Enum(vec!["idle".into(), "done".into()]), false);
+        let mode = s.add_var(
+            "mode",
+            Domain::Enum(vec!["idle".into(), "done".into()]),
+            false,
+        );
         s.init_assign.push(Assign {
             var: mode,
             value: Expr::sym("idle"),
@@ -408,17 +545,31 @@ mod tests {
                 Expr::int(1),
             ),
         });
-        s.goal = Expr::And(vec![Expr::var(bits[1]), Expr::eq(Expr::var(mode), Expr::sym("done"))]);
+        s.goal = Expr::And(vec![
+            Expr::var(bits[1]),
+            Expr::eq(Expr::var(mode), Expr::sym("done")),
+        ]);
         s
     }
 
     #[test]
     fn emits_frozen_arrays_enums_and_an_inline_goal() {
         let text = emit(&secret(), &EmitOptions::default()).unwrap();
-        assert!(text.contains("FROZENVAR\n  secret : array 0..1 of boolean;\nVAR\n  mode : {idle, done};\n"), "{text}");
+        assert!(
+            text.contains(
+                "FROZENVAR\n  secret : array 0..1 of boolean;\nVAR\n  mode : {idle, done};\n"
+            ),
+            "{text}"
+        );
         assert!(text.contains("  next(mode) := {idle, done};\n"), "{text}");
-        assert!(text.contains("-- exactly one bit\nINIT\n  count(secret[0], secret[1]) = 1;\n"), "{text}");
-        assert!(text.contains("LTLSPEC !(F (secret[1] & mode = done))\n"), "{text}");
+        assert!(
+            text.contains("-- exactly one bit\nINIT\n  count(secret[0], secret[1]) = 1;\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("LTLSPEC !(F (secret[1] & mode = done))\n"),
+            "{text}"
+        );
         assert!(text.contains("--   NuSMV model.smv\n"), "{text}");
         let again = emit(&secret(), &EmitOptions::default()).unwrap();
         assert_eq!(text, again);
@@ -430,13 +581,21 @@ mod tests {
         s.vars[2].name = "next".into();
         assert_eq!(
             emit(&s, &EmitOptions::default()),
-            Err(EmitError::BadName { name: "next".into() })
+            Err(EmitError::BadName {
+                name: "next".into()
+            })
         );
         let mut s = secret();
         s.next_assign[0].value = Expr::Set(vec![]);
-        assert!(matches!(emit(&s, &EmitOptions::default()), Err(EmitError::Expr { .. })));
+        assert!(matches!(
+            emit(&s, &EmitOptions::default()),
+            Err(EmitError::Expr { .. })
+        ));
         let mut s = secret();
         s.vars[2].domain = Domain::Range { lo: 1, hi: 0 };
-        assert!(matches!(emit(&s, &EmitOptions::default()), Err(EmitError::EmptyDomain { .. })));
+        assert!(matches!(
+            emit(&s, &EmitOptions::default()),
+            Err(EmitError::EmptyDomain { .. })
+        ));
     }
 }

@@ -118,7 +118,9 @@ impl Search<'_> {
 
 /// The puzzle files of `models/<dir>/`, sorted.
 pub fn corpus(dir: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("models").join(dir);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("models")
+        .join(dir);
     let mut files: Vec<_> = fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("readable entry").path())

@@ -1,0 +1,116 @@
+use super::*;
+use crate::game::table::Builtin;
+use crate::game::Route;
+
+/// The tree with names instead of indices, for comparing trees over
+/// different tables.
+fn render(table: &Table, tree: &Tree) -> String {
+    match tree {
+        Tree::Leaf { code } => table.codes[*code].clone(),
+        Tree::Node {
+            experiment,
+            children,
+        } => {
+            let kids: Vec<String> = children
+                .iter()
+                .map(|(o, t)| format!("{}:{}", table.outcomes[*o as usize], render(table, t)))
+                .collect();
+            format!("{}[{}]", table.experiments[*experiment], kids.join(" "))
+        }
+    }
+}
+
+fn reference(game: &Game, s: Strategy, t: Ties) -> (String, crate::game::tree::Analysis) {
+    let table = game.table(Route::Spec).unwrap();
+    let tree = Planner::new(&table, s, t)
+        .unwrap()
+        .tree(&mut |_, _| {})
+        .unwrap();
+    (render(&table, &tree), tree.analyze(&table).unwrap())
+}
+
+fn hybrid(game: &Game, s: Strategy, t: Ties, opts: Options) -> (String, Built) {
+    let built = Engine::new(game, s, t, opts)
+        .unwrap()
+        .build(&mut |_, _| {})
+        .unwrap();
+    (render(&built.table, &built.tree), built)
+}
+
+/// With reduction (everywhere, or down to the switch point) and without,
+/// every strategy and tie rule builds the very tree of the explicit
+/// engine on the full table: same experiments, same totals.
+#[test]
+fn reduction_keeps_every_strategys_tree() {
+    for name in [
+        "mastermind:2x3",
+        "mastermind:3x3",
+        "black-peg:3x3",
+        "coins:4",
+        "coins:5",
+        "coins:6",
+        "coins:4+1",
+    ] {
+        let game = Game::builtin(name.parse::<Builtin>().unwrap());
+        for s in Strategy::ALL {
+            for t in [Ties::PossibleFirst, Ties::Lexicographic] {
+                let (want, a) = reference(&game, s, t);
+                for opts in [
+                    Options {
+                        switch: 0,
+                        ..Options::default()
+                    },
+                    Options {
+                        switch: 0,
+                        phase2: false,
+                        ..Options::default()
+                    },
+                    Options::default(),
+                    Options {
+                        reduce: false,
+                        ..Options::default()
+                    },
+                ] {
+                    let (got, built) = hybrid(&game, s, t, opts);
+                    assert_eq!(got, want, "{name} {s} {t} {opts:?}");
+                    let b = built.tree.analyze(&built.table).unwrap();
+                    assert_eq!((b.total, b.worst), (a.total, a.worst), "{name} {s} {t}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn root_classes_match_the_known_counts() {
+    for (name, kept) in [("mastermind:4x6", 5), ("coins:12", 6)] {
+        let game = Game::builtin(name.parse::<Builtin>().unwrap());
+        let mut e = Engine::new(
+            &game,
+            Strategy::MaxModels,
+            Ties::PossibleFirst,
+            Options {
+                switch: 0,
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        let all: Vec<u32> = (0..e.n_codes() as u32).collect();
+        let _ = e.choose(&all, &[]).unwrap();
+        assert_eq!(e.root.kept, kept, "{name}");
+        assert_eq!(e.root.generated, kept, "{name}: phase 1 alone");
+    }
+}
+
+#[test]
+fn coins_12_max_models_reference_result() {
+    let game = Game::builtin("coins:12".parse::<Builtin>().unwrap());
+    let (_, built) = hybrid(
+        &game,
+        Strategy::MaxModels,
+        Ties::PossibleFirst,
+        Options::default(),
+    );
+    let a = built.tree.analyze(&built.table).unwrap();
+    assert_eq!((a.codes, a.worst, a.total), (24, 3, 72));
+}
