@@ -321,6 +321,14 @@ mod tests {
             "count(a, b) = 1"
         );
         assert_eq!(
+            t(&Expr::Count(vec![
+                and.clone(),
+                Expr::negate(a.clone()),
+                Expr::eq(x.clone(), Expr::int(1))
+            ])),
+            "count((a & b), !a, (x = 1))"
+        );
+        assert_eq!(
             t(&Expr::is_in(
                 x.clone(),
                 vec![Expr::int(1), Expr::Set(vec![Expr::int(2), Expr::int(3)])]

@@ -37,9 +37,10 @@ use crate::ir::{Domain, Expr, System};
 use expr::{ExprError, Printer};
 
 /// Which model checker the output is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Dialect {
     /// NuSMV 2.5/2.6 (BDD and SAT-based BMC).
+    #[default]
     Nusmv,
     /// nuXmv (also the MathSAT-based BMC commands).
     Nuxmv,
@@ -66,25 +67,16 @@ pub enum SpecStyle {
 }
 
 /// What to emit.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct EmitOptions {
     pub dialect: Dialect,
-    /// First header line, e.g. the puzzle's name.
+    /// First header line, e.g. `waypoint-3x4 (models/grid/waypoint-3x4.txt)`.
     pub title: String,
-    /// The file name used in the commands of the header.
+    /// Further header lines, after the system's own comment.
+    pub description: Vec<String>,
+    /// The file name used in the header's commands (`model.smv` if empty).
     pub file_name: String,
     pub spec: SpecStyle,
-}
-
-impl Default for EmitOptions {
-    fn default() -> Self {
-        EmitOptions {
-            dialect: Dialect::Nusmv,
-            title: "checkmate model".into(),
-            file_name: "model.smv".into(),
-            spec: SpecStyle::Ltl,
-        }
-    }
 }
 
 /// Why a system cannot be printed as SMV.
@@ -242,18 +234,20 @@ fn context(sys: &System, opts: &EmitOptions) -> Result<Context, EmitError> {
         SpecStyle::Ltl => ("ltl", format!("LTLSPEC !(F {goal})")),
         SpecStyle::Invar => ("invar", format!("INVARSPEC !{goal}")),
     };
+    let file = if opts.file_name.is_empty() {
+        "model.smv".to_string()
+    } else {
+        opts.file_name.clone()
+    };
+    let title = if opts.title.is_empty() {
+        "checkmate model"
+    } else {
+        &opts.title
+    };
     Ok(Context {
-        title: opts.title.lines().map(str::to_string).collect(),
-        comment: sys
-            .comment
-            .iter()
-            .flat_map(|c| {
-                c.lines()
-                    .map(str::to_string)
-                    .chain(c.is_empty().then(String::new))
-            })
-            .collect(),
-        file: opts.file_name.clone(),
+        title: comment_lines(std::iter::once(title)),
+        comment: comment_lines(sys.comment.iter().chain(&opts.description)),
+        file,
         bound: sys.bound,
         spec_kind,
         sections: sections(sys)?,
@@ -262,6 +256,23 @@ fn context(sys: &System, opts: &EmitOptions) -> Result<Context, EmitError> {
         constraints,
         spec,
     })
+}
+
+/// Comment text split into lines (an empty entry is an empty line).
+fn comment_lines<'s>(
+    texts: impl IntoIterator<Item = &'s (impl AsRef<str> + 's + ?Sized)>,
+) -> Vec<String> {
+    texts
+        .into_iter()
+        .flat_map(|t| {
+            let t = t.as_ref();
+            let mut lines: Vec<String> = t.lines().map(str::to_string).collect();
+            if lines.is_empty() {
+                lines.push(String::new());
+            }
+            lines
+        })
+        .collect()
 }
 
 /// An assignment, define or constraint body: a top-level `case` becomes a
