@@ -339,7 +339,9 @@ impl Printer<'_> {
             Expr::Add(xs) => (self.join(xs, " + ", Sum), Sum),
             Expr::Sub(a, b) => (format!("{} - {}", self.at(a, Sum), self.atom(b)), Sum),
             Expr::Count(xs) if xs.is_empty() => ("0".into(), Atom),
-            Expr::Count(xs) => (format!("count({})", self.join(xs, ", ", Implies)), Atom),
+            // NuSMV 2.5.4's parser takes only atoms as count() arguments
+            // (`count(a & b, c)` is a syntax error): parenthesise the rest.
+            Expr::Count(xs) => (format!("count({})", self.join(xs, ", ", Atom)), Atom),
             Expr::Ite(c, a, b) => {
                 let arms = vec![
                     (c.as_ref().clone(), a.as_ref().clone()),

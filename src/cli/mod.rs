@@ -21,6 +21,8 @@ pub struct Cli {
 pub enum Command {
     /// Deductive games: specs, knowledge, strategies, analysis.
     Game(game::GameArgs),
+    /// Emit a deduction puzzle (a game plus a history) as an SMV model.
+    Smv(game::SmvArgs),
 }
 
 /// Marks an error as the user's input being wrong (exit code 2).
@@ -45,5 +47,6 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Game(args) => game::run(args),
+        Command::Smv(args) => game::smv_cmd(args),
     }
 }
