@@ -3,7 +3,8 @@
 # build, one core): one markdown table row per case with game, strategy,
 # tie rule, route (native scoring or the generic spec route: codes through
 # SAT, outcomes from the spec's formulas), total, worst case and the median
-# wall time of RUNS runs of the whole command (table, tree and analysis).
+# wall and CPU time of RUNS runs of the whole command (table, tree and
+# analysis).
 # Totals with a published reference (DESIGN.md) are checked; a mismatch
 # fails the script. A last table times `game deduce` through SAT on
 # Mastermind 8x8 (16.7 million codes, never enumerated).
@@ -61,32 +62,38 @@ if [[ $stretch == 1 ]]; then
   cases+=("mastermind:5x5|max-models|possible-first|native|")
 fi
 
-# Runs a command RUNS times; prints the median wall time and the last
-# standard output (JSON) on one line each.
+# Runs a command RUNS times; prints the median wall time and the median
+# CPU time (user + system, which a busy shared machine inflates least) on
+# one line, and the last standard output (JSON) on the next.
 timed() {
-  python3 - "$RUNS" "$@" <<'EOF'
-import subprocess, sys, time
+  python3 - "$RUNS" "$@" <<'PY'
+import resource, subprocess, sys, time
 runs, cmd = int(sys.argv[1]), sys.argv[2:]
-times, out = [], ""
+walls, cpus, out = [], [], ""
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 for _ in range(runs):
-    t = time.perf_counter()
+    t, c = time.perf_counter(), cpu()
     p = subprocess.run(cmd, capture_output=True, text=True)
-    times.append(time.perf_counter() - t)
+    walls.append(time.perf_counter() - t)
+    cpus.append(cpu() - c)
     if p.returncode != 0:
         sys.exit("failed: " + " ".join(cmd) + "\n" + p.stderr)
     out = p.stdout
-times.sort()
-print("%.3f" % times[len(times) // 2])
+walls.sort()
+cpus.sort()
+print("%.3f %.3f" % (walls[len(walls) // 2], cpus[len(cpus) // 2]))
 print(out.replace("\n", " "))
-EOF
+PY
 }
 
-printf '| game | strategy | ties | route | total | worst | time (s) |\n'
-printf '|---|---|---|---|---|---|---|\n'
+printf '| game | strategy | ties | route | total | worst | wall (s) | cpu (s) |\n'
+printf '|---|---|---|---|---|---|---|---|\n'
 status=0
 for case in "${cases[@]}"; do
   IFS='|' read -r game strategy ties route want <<<"$case"
-  { read -r t; read -r json; } < <(timed "${pin[@]}" "$bin" game analyze "$game" \
+  { read -r t c; read -r json; } < <(timed "${pin[@]}" "$bin" game analyze "$game" \
     --strategy "$strategy" --ties "$ties" --route "$route" --json)
   read -r total worst < <(python3 -c '
 import json, sys
@@ -94,17 +101,17 @@ d = json.loads(sys.stdin.read())
 print(d["total"], d["worst"])' <<<"$json")
   mark=""
   if [[ -n $want && $total != "$want" ]]; then mark=" (expected $want!)"; status=1; fi
-  printf '| %s | %s | %s | %s | %s%s | %s | %s |\n' \
-    "$game" "$strategy" "$ties" "$route" "$total" "$mark" "$worst" "$t"
+  printf '| %s | %s | %s | %s | %s%s | %s | %s | %s |\n' \
+    "$game" "$strategy" "$ties" "$route" "$total" "$mark" "$worst" "$t" "$c"
 done
 
 echo
-printf '| deduction | engine | codes left | time (s) |\n'
-printf '|---|---|---|---|\n'
+printf '| deduction | engine | codes left | wall (s) | cpu (s) |\n'
+printf '|---|---|---|---|---|\n'
 history=models/games/mastermind-8x8.history
-{ read -r t; read -r json; } < <(timed "${pin[@]}" "$bin" game deduce mastermind:8x8 "$history" --json)
+{ read -r t c; read -r json; } < <(timed "${pin[@]}" "$bin" game deduce mastermind:8x8 "$history" --json)
 count=$(python3 -c 'import json, sys; print(json.loads(sys.stdin.read())["count"])' <<<"$json")
 mark=""
 if [[ $count != 1726 ]]; then mark=" (expected 1726!)"; status=1; fi
-printf '| mastermind:8x8, %s | sat | %s%s | %s |\n' "$history" "$count" "$mark" "$t"
+printf '| mastermind:8x8, %s | sat | %s%s | %s | %s |\n' "$history" "$count" "$mark" "$t" "$c"
 exit $status
