@@ -339,8 +339,8 @@ impl Printer<'_> {
             Expr::Add(xs) => (self.join(xs, " + ", Sum), Sum),
             Expr::Sub(a, b) => (format!("{} - {}", self.at(a, Sum), self.atom(b)), Sum),
             Expr::Count(xs) if xs.is_empty() => ("0".into(), Atom),
-            // NuSMV 2.5.4's parser takes only atoms as count() arguments
-            // (`count(a & b, c)` is a syntax error): parenthesise the rest.
+            // NuSMV 2.5.4's grammar takes only simple operands in count():
+            // `count(a & b, c)` is a syntax error, `count((a & b), c)` is not.
             Expr::Count(xs) => (format!("count({})", self.join(xs, ", ", Atom)), Atom),
             Expr::Ite(c, a, b) => {
                 let arms = vec![
@@ -481,6 +481,8 @@ mod tests {
             Box::new(Expr::Add(vec![Expr::int(1), Expr::int(2)])),
         );
         assert_eq!(p.expr(&sub), "5 - (1 + 2)");
+        let count = Expr::Count(vec![Expr::And(vec![a.clone(), a.clone()]), a.clone()]);
+        assert_eq!(p.expr(&count), "count((TRUE & TRUE), TRUE)");
     }
 
     #[test]

@@ -551,51 +551,6 @@ fn smv_options(game: &Game, history: &History, dialect: smv::Dialect) -> smv::Em
     }
 }
 
-/// `checkmate smv GAME --history H`: a deduction puzzle as an SMV model.
-#[derive(Debug, Args)]
-pub struct SmvArgs {
-    #[arg(help = GAME_HELP)]
-    pub game: String,
-    /// The history of experiments (one per line: `guess AABB => 1b1w`).
-    #[arg(long)]
-    pub history: PathBuf,
-    #[arg(long, value_enum, default_value = "nusmv")]
-    pub dialect: DialectArg,
-    /// Write the model here instead of standard output.
-    #[arg(long, short)]
-    pub output: Option<PathBuf>,
-}
-
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum DialectArg {
-    Nusmv,
-    Nuxmv,
-}
-
-/// Emits the SMV model of a game plus history.
-pub fn smv_cmd(args: SmvArgs) -> anyhow::Result<ExitCode> {
-    let game = load(&args.game)?;
-    let history = read_history(&game, &args.history)?;
-    let dialect = match args.dialect {
-        DialectArg::Nusmv => smv::Dialect::Nusmv,
-        DialectArg::Nuxmv => smv::Dialect::Nuxmv,
-    };
-    let sys = deduce::compile(&game, &history);
-    let mut opts = smv_options(&game, &history, dialect);
-    if let Some(path) = &args.output {
-        opts.file_name = path
-            .file_name()
-            .map_or(String::new(), |n| n.to_string_lossy().into_owned());
-    }
-    let model = smv::emit(&sys, &opts)?;
-    match &args.output {
-        Some(path) => std::fs::write(path, model)
-            .with_context(|| format!("cannot write {}", path.display()))?,
-        None => print!("{model}"),
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
 fn show_deduction(game: &Game, n: usize, d: &Deduction, json: bool) -> anyhow::Result<()> {
     if json {
         let out = DeduceJson {

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 pub mod game;
 pub mod optimal;
+pub mod puzzle;
 
 /// Model checking for puzzles and games.
 #[derive(Debug, Parser)]
@@ -19,10 +20,16 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Write a puzzle (or a game's deduction puzzle / strategy) as a NuSMV or nuXmv model.
+    Smv(puzzle::SmvArgs),
+    /// Read a NuSMV/nuXmv counterexample (text or XML) back into a verified solution.
+    Trace(puzzle::TraceArgs),
+    /// Solve a grid puzzle with the built-in bounded model checker or NuSMV.
+    Solve(puzzle::SolveArgs),
+    /// Write the bounded unrolling of a puzzle as DIMACS CNF.
+    Cnf(puzzle::CnfArgs),
     /// Deductive games: specs, knowledge, strategies, analysis.
     Game(game::GameArgs),
-    /// Emit a deduction puzzle (a game plus a history) as an SMV model.
-    Smv(game::SmvArgs),
 }
 
 /// Marks an error as the user's input being wrong (exit code 2).
@@ -46,7 +53,10 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Smv(args) => puzzle::smv(args),
+        Command::Trace(args) => puzzle::trace(args),
+        Command::Solve(args) => puzzle::solve(args),
+        Command::Cnf(args) => puzzle::cnf(args),
         Command::Game(args) => game::run(args),
-        Command::Smv(args) => game::smv_cmd(args),
     }
 }
