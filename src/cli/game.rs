@@ -3,7 +3,7 @@
 //! terminal and `--json` output.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -11,12 +11,16 @@ use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use checkmate::game::deduce::{self, Deduction};
+use checkmate::bmc::{self, BmcOptions};
+use checkmate::checker::{Checker, Engine, Tool};
+use checkmate::game::deduce::{self, Deduction, History};
 use checkmate::game::knowledge::{self, Knowledge, TypeCheck};
 use checkmate::game::strategy::{Planner, Strategy, Ties};
 use checkmate::game::table::Table;
 use checkmate::game::tree::Tree;
 use checkmate::game::{params, Game, Route};
+use checkmate::smv;
+use checkmate::trace::Verdict;
 
 use super::bad_input;
 
@@ -90,6 +94,15 @@ pub enum GameCommand {
         /// Count codes up to this many.
         #[arg(long, default_value_t = 10_000)]
         count_limit: usize,
+        /// sat: the SAT knowledge (counts, lists, fixed variables); bmc:
+        /// the built-in bounded model checker on the puzzle as an IR
+        /// system (every code, up to --count-limit); nusmv: NuSMV on the
+        /// emitted SMV model (one code).
+        #[arg(long, value_enum, default_value = "sat")]
+        engine: DeduceEngine,
+        /// The NuSMV binary (default: $NUSMV, else NuSMV on PATH).
+        #[arg(long)]
+        nusmv: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -112,6 +125,13 @@ pub struct StrategyArgs {
     /// codes through SAT and evaluate the spec's formulas).
     #[arg(long, value_enum)]
     route: Option<RouteArg>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DeduceEngine {
+    Sat,
+    Bmc,
+    Nusmv,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -168,8 +188,19 @@ pub fn run(args: GameArgs) -> anyhow::Result<ExitCode> {
             history,
             limit,
             count_limit,
+            engine,
+            nusmv,
             json,
-        } => deduce_cmd(&load(&game)?, &history, limit, count_limit, json)?,
+        } => {
+            let game = load(&game)?;
+            let history = read_history(&game, &history)?;
+            let d = match engine {
+                DeduceEngine::Sat => deduce::deduce(&game, &history, limit, count_limit)?,
+                DeduceEngine::Bmc => deduce_bmc(&game, &history, limit, count_limit)?,
+                DeduceEngine::Nusmv => deduce_nusmv(&game, &history, nusmv.as_deref())?,
+            };
+            show_deduction(&game, history.entries.len(), &d, json)?
+        }
         GameCommand::Optimal(args) => return super::optimal::run(args),
     }
     Ok(ExitCode::SUCCESS)
@@ -442,19 +473,85 @@ fn play(game: &Game, secret: &str, args: &StrategyArgs, json: bool) -> anyhow::R
     Ok(())
 }
 
-fn deduce_cmd(
-    game: &Game,
-    path: &PathBuf,
-    limit: usize,
-    count_limit: usize,
-    json: bool,
-) -> anyhow::Result<()> {
+/// Reads a history file for `game`.
+pub fn read_history(game: &Game, path: &Path) -> anyhow::Result<History> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read {}", path.display()))
         .map_err(bad_input)?;
-    let history = deduce::parse_history(&game.spec, &text)
-        .map_err(|e| bad_input(anyhow::anyhow!("{}:{e}", path.display())))?;
-    let d = deduce::deduce(game, &history, limit, count_limit)?;
+    deduce::parse_history(&game.spec, &text)
+        .map_err(|e| bad_input(anyhow::anyhow!("{}:{e}", path.display())))
+}
+
+/// Every code still possible, through the bounded model checker on the
+/// compiled IR system (each trace verified by the IR evaluator there, and
+/// decoded and checked against the spec here).
+fn deduce_bmc(
+    game: &Game,
+    history: &History,
+    limit: usize,
+    cap: usize,
+) -> anyhow::Result<Deduction> {
+    let sys = deduce::compile(game, history);
+    let opts = BmcOptions {
+        count: Some(0),
+        count_cap: cap,
+        ..BmcOptions::default()
+    };
+    let res = bmc::solve(&sys, &opts)?;
+    let codes = res
+        .traces
+        .iter()
+        .map(|t| deduce::decode(game, history, &sys, t))
+        .collect::<Result<Vec<_>, _>>()?;
+    let base = Knowledge::new(&game.spec)?.base_fixed().to_vec();
+    Ok(deduce::from_codes(game, codes, res.exhausted, limit, &base))
+}
+
+/// One code still possible, from NuSMV's counterexample to `!(F goal)` on
+/// the emitted model (or none, if NuSMV proves the specification).
+fn deduce_nusmv(
+    game: &Game,
+    history: &History,
+    binary: Option<&Path>,
+) -> anyhow::Result<Deduction> {
+    let sys = deduce::compile(game, history);
+    let model = smv::emit(&sys, &smv_options(game, history, smv::Dialect::Nusmv))?;
+    let checker = Checker::locate(Tool::NuSmv, binary)?;
+    let run = checker.check_str(&model, Engine::Bdd)?;
+    let base = Knowledge::new(&game.spec)?.base_fixed().to_vec();
+    match run.output.first_counterexample() {
+        Some(named) => {
+            let trace = named.to_ir(&sys)?;
+            sys.check(&trace)?;
+            let code = deduce::decode(game, history, &sys, &trace)?;
+            Ok(deduce::from_codes(game, vec![code], false, 1, &base))
+        }
+        None if run.output.specs.iter().any(|s| s.verdict == Verdict::True) => {
+            Ok(deduce::from_codes(game, Vec::new(), true, 0, &base))
+        }
+        None => Err(anyhow::anyhow!(
+            "NuSMV gave neither a counterexample nor a proof"
+        )),
+    }
+}
+
+/// Header of the SMV model of a deduction puzzle.
+fn smv_options(game: &Game, history: &History, dialect: smv::Dialect) -> smv::EmitOptions {
+    smv::EmitOptions {
+        dialect,
+        title: format!(
+            "deduction puzzle: {} after {} experiments",
+            game.name,
+            history.entries.len()
+        ),
+        description: vec![
+            "Each solution is a secret code that fits every recorded outcome.".into(),
+        ],
+        file_name: String::new(),
+    }
+}
+
+fn show_deduction(game: &Game, n: usize, d: &Deduction, json: bool) -> anyhow::Result<()> {
     if json {
         let out = DeduceJson {
             count: d.count,
@@ -469,7 +566,7 @@ fn deduce_cmd(
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    print_deduction(game, history.entries.len(), &d);
+    print_deduction(game, n, d);
     Ok(())
 }
 

@@ -247,6 +247,38 @@ pub fn deduce(
     })
 }
 
+/// A deduction from the codes another engine found (every code still
+/// possible when `exhaustive`): the first `limit` in canonical order, and,
+/// when the list is exhaustive, the variables constant across it that the
+/// constraint alone (`base`) does not fix.
+pub fn from_codes(
+    game: &Game,
+    mut codes: Vec<Vec<bool>>,
+    exhaustive: bool,
+    limit: usize,
+    base: &[Option<bool>],
+) -> Deduction {
+    sort_codes(&mut codes);
+    codes.dedup();
+    let fixed = match (exhaustive, codes.first()) {
+        (true, Some(first)) => (0..game.spec.vars.len())
+            .filter(|&v| base[v].is_none() && codes.iter().all(|c| c[v] == first[v]))
+            .map(|v| (game.spec.vars[v].clone(), first[v]))
+            .collect(),
+        _ => Vec::new(),
+    };
+    Deduction {
+        count: codes.len(),
+        exhaustive,
+        codes: codes
+            .iter()
+            .take(limit)
+            .map(|c| game.code_name(c))
+            .collect(),
+        fixed,
+    }
+}
+
 /// Words an SMV identifier must not be (NuSMV 2.5 and nuXmv keywords and
 /// operators spelled as words).
 const SMV_RESERVED: &[&str] = &[
@@ -358,7 +390,8 @@ fn smv_name(name: &str, taken: &mut HashSet<String>) -> String {
 
 /// The deduction puzzle as an IR system: one frozen boolean per spec
 /// variable (the secret), a DEFINE for the constraint and one per recorded
-/// outcome, goal = all of them, `bound = Some(0)`.
+/// outcome (with the variables the constraint fixes on its own folded to
+/// their values), goal = all of them, `bound = Some(0)`.
 pub fn compile(game: &Game, history: &History) -> System {
     let spec = &game.spec;
     let mut sys = System::default();
@@ -385,8 +418,13 @@ pub fn compile(game: &Game, history: &History) -> System {
     let constraint = to_expr(spec, &spec.constraint(), &[], &vars);
     parts.push(sys.add_define(smv_name("code", &mut taken), constraint));
     for (i, e) in history.entries.iter().enumerate() {
+        // The constraint fixes some variables on its own (Mastermind's
+        // on/off): fold them, so the model says only what the outcome says.
         let f = &spec.experiments[e.experiment.ty].outcomes[e.outcome].formula;
-        let expr = to_expr(spec, f, &e.experiment.params, &vars);
+        let f = f
+            .instantiate(spec, &e.experiment.params)
+            .simplify(game.units());
+        let expr = to_expr(spec, &f, &[], &vars);
         parts.push(sys.add_define(smv_name(&format!("seen{}", i + 1), &mut taken), expr));
     }
     sys.goal = sys.add_define("goal", Expr::And(parts));
