@@ -1,8 +1,8 @@
 //! `checkmate game optimal GAME …`: an optimal strategy, its figures, and
 //! optionally the tree as JSON and Graphviz DOT.
 //!
-//! Input: a built-in game name (spec files come through the game loader:
-//! see [`load_table`]), the objective and limits. Output: a summary on
+//! Input: a built-in game name or a spec file (see [`load_table`]), the
+//! objective and limits. Output: a summary on
 //! stdout (text or JSON), tree files written atomically, a progress line
 //! on stderr while searching when stderr is a terminal.
 
@@ -13,15 +13,16 @@ use std::process::ExitCode;
 use anyhow::Context;
 use checkmate::game::optimal::{self, Objective, Options, Progress, Solution};
 use checkmate::game::symmetry::{self, Symmetry};
-use checkmate::game::table::{Builtin, Table};
+use checkmate::game::table::Table;
 use checkmate::game::tree_io;
+use checkmate::game::{Game, Route};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 #[derive(Debug, Args)]
 pub struct OptimalArgs {
-    /// The game: a built-in name (mastermind:PxC, black-peg:PxC,
-    /// bulls-cows:PxC, coins:N, coins:N+1).
+    /// The game: a spec file, or a built-in name (mastermind:PxC,
+    /// black-peg:PxC, bulls-cows:PxC, coins:N, coins:N+1).
     pub game: String,
     /// What to minimise.
     #[arg(long, value_enum, default_value_t = ObjectiveArg::Total)]
@@ -68,16 +69,23 @@ struct Report<'a> {
     time: f64,
 }
 
-/// The table and symmetry of a game named on the command line.
-///
-/// Hook for spec files: when the game loader (`checkmate::game::spec`)
-/// lands, a path that is not a built-in name loads through it and gets no
-/// symmetry (issue 6 adds one).
+/// The table and symmetry of a game named on the command line: built-in
+/// games get their native table and symmetry; spec files get the table
+/// enumerated through SAT and no symmetry yet (the spec symmetry of
+/// `game::reduce` can be adapted to [`Symmetry`] later).
 pub fn load_table(game: &str) -> anyhow::Result<(Table, Option<Box<dyn Symmetry>>)> {
-    let builtin: Builtin = game.parse().map_err(super::bad_input)?;
-    let table = builtin.table();
-    let sym = symmetry::for_builtin(&builtin, &table);
-    Ok((table, sym))
+    let game = Game::load(game).map_err(super::bad_input)?;
+    match game.builtin {
+        Some(builtin) => {
+            let table = builtin.table();
+            let sym = symmetry::for_builtin(&builtin, &table);
+            Ok((table, sym))
+        }
+        None => {
+            let table = game.table(Route::Spec).map_err(super::bad_input)?;
+            Ok((table, None))
+        }
+    }
 }
 
 pub fn run(args: OptimalArgs) -> anyhow::Result<ExitCode> {
