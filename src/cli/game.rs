@@ -547,7 +547,7 @@ fn smv_options(game: &Game, history: &History, dialect: smv::Dialect) -> smv::Em
         description: vec![
             "Each solution is a secret code that fits every recorded outcome.".into(),
         ],
-        file_name: String::new(),
+        ..smv::EmitOptions::default()
     }
 }
 
