@@ -136,26 +136,10 @@ pub struct CnfArgs {
     pub output: Option<PathBuf>,
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same
-/// directory, so readers never see half a file.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a file in `{}`", dir.display()))?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write `{}`", path.display()))?;
-    Ok(())
-}
-
 /// Prints to stdout or writes the file.
 fn deliver(text: &str, output: Option<&Path>) -> anyhow::Result<()> {
     match output {
-        Some(path) => write_atomically(path, text.as_bytes()),
+        Some(path) => super::write_atomically(path, text.as_bytes()),
         None => {
             print!("{text}");
             Ok(())
