@@ -461,6 +461,24 @@ impl System {
         })
     }
 
+    /// The trace cut after the first state where the goal holds: model
+    /// checkers report lassos that go on past the goal (stuttering), while
+    /// a solution ends where the goal is first reached. Unchanged when the
+    /// goal never holds (the evaluator will then say so).
+    pub fn cut_at_goal(&self, trace: &Trace) -> Trace {
+        let first = trace
+            .states
+            .iter()
+            .position(|s| self.eval(s, None, &self.goal) == Ok(Value::Bool(true)));
+        match first {
+            Some(i) => Trace {
+                states: trace.states[..=i].to_vec(),
+                loop_start: None,
+            },
+            None => trace.clone(),
+        }
+    }
+
     /// Checks that `trace` is a solution (see the module documentation).
     pub fn check(&self, trace: &Trace) -> Result<(), EvalError> {
         let last = trace.states.len().checked_sub(1).ok_or(EvalError::Empty)?;

@@ -2,12 +2,16 @@
 //! library. Input: parsed arguments. Output: text or JSON on stdout, an
 //! exit code. All real work lives in the library.
 
+use std::path::Path;
 use std::process::ExitCode;
+
+use anyhow::Context;
 
 use clap::{Parser, Subcommand};
 
 pub mod game;
 pub mod optimal;
+pub mod puzzle;
 
 /// Model checking for puzzles and games.
 #[derive(Debug, Parser)]
@@ -19,6 +23,14 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Write a puzzle (or a game's deduction puzzle / strategy) as a NuSMV or nuXmv model.
+    Smv(puzzle::SmvArgs),
+    /// Read a NuSMV/nuXmv counterexample (text or XML) back into a verified solution.
+    Trace(puzzle::TraceArgs),
+    /// Solve a grid puzzle with the built-in bounded model checker or NuSMV.
+    Solve(puzzle::SolveArgs),
+    /// Write the bounded unrolling of a puzzle as DIMACS CNF.
+    Cnf(puzzle::CnfArgs),
     /// Deductive games: specs, knowledge, strategies, analysis.
     Game(game::GameArgs),
 }
@@ -44,6 +56,26 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
+        Command::Smv(args) => puzzle::smv(args),
+        Command::Trace(args) => puzzle::trace(args),
+        Command::Solve(args) => puzzle::solve(args),
+        Command::Cnf(args) => puzzle::cnf(args),
         Command::Game(args) => game::run(args),
     }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same
+/// directory, so readers never see half a file.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot create a file in `{}`", dir.display()))?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot write `{}`", path.display()))?;
+    Ok(())
 }

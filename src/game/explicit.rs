@@ -19,6 +19,7 @@
 //! few dozen nodes to evaluate per code.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use thiserror::Error;
 
@@ -293,8 +294,14 @@ pub fn build_with_limit(game: &Game, max_codes: usize) -> Result<Table, Explicit
     let mut experiments = Vec::new();
     let mut cells = Vec::new();
     let mut scratch = Vec::new();
+    let symbols: Vec<Arc<str>> = spec
+        .alphabet
+        .iter()
+        .map(|s| Arc::from(s.as_str()))
+        .collect();
     for (t, ty) in spec.experiments.iter().enumerate() {
         let template = Template::new(ty);
+        let kind: Arc<str> = Arc::from(ty.name.as_str());
         let left = max_experiments.saturating_sub(experiments.len());
         let Some(all) = params::all(ty, spec.alphabet.len(), left) else {
             return Err(ExplicitError::TooManyCells {
@@ -317,11 +324,8 @@ pub fn build_with_limit(game: &Game, max_codes: usize) -> Result<Table, Explicit
                 }
             }
             experiments.push(Experiment {
-                kind: ty.name.clone(),
-                params: p
-                    .iter()
-                    .map(|&s| spec.alphabet[s as usize].clone())
-                    .collect(),
+                kind: kind.clone(),
+                params: p.iter().map(|&s| symbols[s as usize].clone()).collect(),
             });
         }
     }

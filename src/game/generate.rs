@@ -65,6 +65,35 @@ pub fn spec(game: Builtin) -> Spec {
     }
 }
 
+/// The variables of a built-in game's spec, in declaration order.
+pub fn vars(game: Builtin) -> Vec<String> {
+    match game {
+        Builtin::Mastermind { pegs, colours }
+        | Builtin::BlackPeg { pegs, colours }
+        | Builtin::BullsCows {
+            pegs,
+            symbols: colours,
+        } => {
+            let mut v: Vec<String> = (0..pegs)
+                .flat_map(|i| (0..colours).map(move |c| format!("x{}{}", i + 1, letter(c))))
+                .collect();
+            if let Builtin::Mastermind { .. } = game {
+                v.extend(["on".to_string(), "off".to_string()]);
+            }
+            v
+        }
+        Builtin::Coins {
+            coins,
+            extra_genuine,
+        } => {
+            let symbols = coins + usize::from(extra_genuine);
+            let mut v: Vec<String> = (1..=symbols).map(|n| format!("x{n}")).collect();
+            v.push("y".into());
+            v
+        }
+    }
+}
+
 /// `(black, white)` outcomes in the native order; `(pegs - 1, 1)` cannot
 /// happen and is left out.
 pub fn peg_outcomes(pegs: usize, white: bool) -> Vec<(usize, usize)> {
@@ -82,10 +111,8 @@ fn pegs_spec(game: Builtin, pegs: usize, colours: usize) -> Spec {
     };
     let mastermind = matches!(game, Builtin::Mastermind { .. });
     let x = |i: usize, c: usize| i * colours + c;
-    let mut vars: Vec<String> = (0..pegs)
-        .flat_map(|i| (0..colours).map(move |c| format!("x{}{}", i + 1, letter(c))))
-        .collect();
-    let (on, off) = (vars.len(), vars.len() + 1);
+    let vars = vars(game);
+    let (on, off) = (pegs * colours, pegs * colours + 1);
     let mut constraints: Vec<Formula> = (0..pegs)
         .map(|i| {
             Formula::card(
@@ -96,7 +123,6 @@ fn pegs_spec(game: Builtin, pegs: usize, colours: usize) -> Spec {
         })
         .collect();
     if mastermind {
-        vars.extend(["on".to_string(), "off".to_string()]);
         constraints.push(Formula::And(vec![var(on), Formula::negate(var(off))]));
     }
     if let Builtin::BullsCows { .. } = game {
@@ -209,8 +235,7 @@ fn pegs_header(game: Builtin, pegs: usize, colours: usize) -> Vec<String> {
 
 fn coins_spec(game: Builtin, coins: usize, extra: bool) -> Spec {
     let symbols = coins + usize::from(extra);
-    let mut vars: Vec<String> = (1..=symbols).map(|n| format!("x{n}")).collect();
-    vars.push("y".into());
+    let vars = vars(game);
     let y = symbols;
     let mut constraints = vec![Formula::card(
         CardKind::Exactly,

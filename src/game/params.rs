@@ -189,7 +189,10 @@ mod tests {
             let native: Vec<(String, Vec<String>)> = table
                 .experiments
                 .iter()
-                .map(|e| (e.kind.clone(), e.params.clone()))
+                .map(|e| {
+                    let params = e.params.iter().map(|p| p.to_string()).collect();
+                    (e.kind.to_string(), params)
+                })
                 .collect();
             assert_eq!(from_spec, native, "{name}");
         }

@@ -34,7 +34,9 @@
 //! identified.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::str::FromStr;
 
 use thiserror::Error;
@@ -169,6 +171,73 @@ pub enum Choice {
     Play(usize),
 }
 
+/// When to give up counting an experiment: its partial rank is strictly
+/// worse than the best so far.
+#[derive(Clone, Copy, Debug)]
+enum Bound {
+    None,
+    /// Some part would exceed this many codes.
+    Max(u32),
+    /// Σ n² would exceed this.
+    SumSq(u64),
+    /// Σ n ln n would exceed this (already including a tolerance).
+    Ent(f64),
+}
+
+/// The outcomes a split has touched, in order of first appearance.
+struct Touched {
+    list: [u8; 256],
+    len: usize,
+}
+
+impl Default for Touched {
+    fn default() -> Self {
+        Touched {
+            list: [0; 256],
+            len: 0,
+        }
+    }
+}
+
+impl Touched {
+    fn push(&mut self, o: u8) {
+        self.list[self.len & 255] = o;
+        self.len += 1;
+    }
+
+    fn as_slice(&self) -> &[u8] {
+        &self.list[..self.len]
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+/// A hasher for keys that already are hashes.
+#[derive(Default)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x;
+    }
+}
+
 /// A candidate's rank: smaller is better.
 #[derive(Clone, Debug)]
 enum Rank {
@@ -183,16 +252,27 @@ pub struct Planner<'t> {
     strategy: Strategy,
     ties: Ties,
     has_final: bool,
-    counts: Vec<u32>,
-    touched: Vec<u8>,
+    counts: Box<[u32; 256]>,
+    touched: Touched,
     words: usize,
     /// Per outcome, AND and OR of the part's valuations.
     and: Vec<u64>,
     or: Vec<u64>,
+    /// The same when valuations fit one word (the common case), indexed
+    /// by outcome without bounds checks.
+    and1: Box<[u64; 256]>,
+    or1: Box<[u64; 256]>,
     /// Valid variable bits per word.
     mask: Vec<u64>,
     /// n ln n for n up to the number of codes.
     nlogn: Vec<f64>,
+    /// (n+1) ln(n+1) - n ln n.
+    dnlogn: Vec<f64>,
+    /// Per code, the first experiment with a final outcome on it
+    /// (`u32::MAX`: none), filled on demand.
+    first_final: Vec<Option<u32>>,
+    /// The valuations of the codes being split, `words` per code, in order.
+    sbits: Vec<u64>,
 }
 
 impl<'t> Planner<'t> {
@@ -202,7 +282,7 @@ impl<'t> Planner<'t> {
         ties: Ties,
     ) -> Result<Planner<'t>, StrategyError> {
         let (words, mask) = match (&table.valuations, strategy.needs_fixed()) {
-            (Some(v), _) => {
+            (Some(v), true) => {
                 let n = v.vars.len();
                 let mask = (0..v.words())
                     .map(|w| {
@@ -217,7 +297,7 @@ impl<'t> Planner<'t> {
                 (v.words(), mask)
             }
             (None, true) => return Err(StrategyError::NoValuations(strategy)),
-            (None, false) => (0, Vec::new()),
+            (_, false) => (0, Vec::new()),
         };
         let m = table.outcomes.len();
         Ok(Planner {
@@ -225,66 +305,129 @@ impl<'t> Planner<'t> {
             strategy,
             ties,
             has_final: table.has_final(),
-            counts: vec![0; m],
-            touched: Vec::with_capacity(m),
+            counts: Box::new([0; 256]),
+            touched: Touched::default(),
             words,
-            and: vec![0; m * words],
+            and: vec![u64::MAX; m * words],
             or: vec![0; m * words],
+            and1: Box::new([u64::MAX; 256]),
+            or1: Box::new([0; 256]),
             mask,
-            nlogn: (0..=table.n_codes())
-                .map(|n| {
-                    if n < 2 {
-                        0.0
-                    } else {
-                        n as f64 * (n as f64).ln()
-                    }
-                })
+            first_final: Vec::new(),
+            sbits: Vec::new(),
+            dnlogn: (0..table.n_codes())
+                .map(|n| nlogn(n + 1) - nlogn(n))
                 .collect(),
+            nlogn: (0..=table.n_codes()).map(nlogn).collect(),
         })
     }
 
     /// Counts the parts of `s` under experiment `e` into `counts`/`touched`
-    /// (and the valuations' AND/OR for the fixed strategies).
-    fn split(&mut self, e: usize, s: &[u32]) {
+    /// (and, for the fixed strategies, the AND/OR of the valuations
+    /// gathered in `sbits`; rows of untouched outcomes are all-ones and
+    /// all-zeros). Returns a hash of `e`'s outcomes on `s`, or `None` if it
+    /// stopped early because the partial rank is already strictly worse
+    /// than `bound` (ranks only grow as codes are added).
+    fn split(&mut self, e: usize, s: &[u32], bound: Bound) -> Option<u64> {
+        const PRIME: u64 = 0x0000_0100_0000_01b3;
         let row = self.table.row(e);
-        if self.strategy.needs_fixed() {
-            let vals = self.table.valuations.as_ref().expect("checked in new");
-            let w = self.words;
-            for &c in s {
-                let o = row[c as usize] as usize;
-                let bits = vals.row(c as usize);
-                if self.counts[o] == 0 {
-                    self.touched.push(o as u8);
-                    self.and[o * w..(o + 1) * w].copy_from_slice(bits);
-                    self.or[o * w..(o + 1) * w].copy_from_slice(bits);
-                } else {
+        let counts: &mut [u32; 256] = &mut self.counts;
+        let touched = &mut self.touched;
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        macro_rules! bump {
+            ($c:expr) => {{
+                let o = row[$c as usize];
+                hash = (hash ^ o as u64).wrapping_mul(PRIME);
+                let n = &mut counts[o as usize];
+                if *n == 0 {
+                    touched.push(o);
+                }
+                *n += 1;
+                *n - 1
+            }};
+        }
+        match bound {
+            Bound::None if self.words == 0 => {
+                for &c in s {
+                    let _ = bump!(c);
+                }
+            }
+            Bound::None if self.words == 1 => {
+                for (&c, &bits) in s.iter().zip(&self.sbits) {
+                    let _ = bump!(c);
+                    let o = row[c as usize] as usize;
+                    self.and1[o] &= bits;
+                    self.or1[o] |= bits;
+                }
+            }
+            Bound::None => {
+                let w = self.words;
+                for (&c, bits) in s.iter().zip(self.sbits.chunks_exact(w)) {
+                    let _ = bump!(c);
+                    let o = row[c as usize] as usize;
                     for (i, &b) in bits.iter().enumerate() {
                         self.and[o * w + i] &= b;
                         self.or[o * w + i] |= b;
                     }
                 }
-                self.counts[o] += 1;
             }
-        } else {
-            for &c in s {
-                let o = row[c as usize];
-                if self.counts[o as usize] == 0 {
-                    self.touched.push(o);
+            Bound::Max(limit) => {
+                for &c in s {
+                    if bump!(c) >= limit {
+                        return None;
+                    }
                 }
-                self.counts[o as usize] += 1;
+            }
+            Bound::SumSq(limit) => {
+                let mut acc = 0u64;
+                for &c in s {
+                    acc += 2 * bump!(c) as u64 + 1;
+                    if acc > limit {
+                        return None;
+                    }
+                }
+            }
+            Bound::Ent(limit) => {
+                let mut acc = 0.0;
+                for &c in s {
+                    acc += self.dnlogn[bump!(c) as usize];
+                    if acc > limit {
+                        return None;
+                    }
+                }
             }
         }
+        Some(hash)
+    }
+
+    /// Whether experiments `a` and `b` show the same outcome on every code
+    /// of `s`.
+    fn same_on(&self, a: usize, b: usize, s: &[u32]) -> bool {
+        let (ra, rb) = (self.table.row(a), self.table.row(b));
+        s.iter().all(|&c| ra[c as usize] == rb[c as usize])
     }
 
     fn clear(&mut self) {
-        for &o in &self.touched {
-            self.counts[o as usize] = 0;
+        let w = self.words;
+        for &o in self.touched.as_slice() {
+            let o = o as usize;
+            self.counts[o] = 0;
+            if w == 1 {
+                self.and1[o] = u64::MAX;
+                self.or1[o] = 0;
+            } else if w > 1 {
+                self.and[o * w..(o + 1) * w].fill(u64::MAX);
+                self.or[o * w..(o + 1) * w].fill(0);
+            }
         }
         self.touched.clear();
     }
 
     fn fixed(&self, o: usize) -> u64 {
         let w = self.words;
+        if w == 1 {
+            return ((self.and1[o] | !self.or1[o]) & self.mask[0]).count_ones() as u64;
+        }
         (0..w)
             .map(|i| {
                 ((self.and[o * w + i] | !self.or[o * w + i]) & self.mask[i]).count_ones() as u64
@@ -296,6 +439,7 @@ impl<'t> Planner<'t> {
     fn rank(&self) -> Rank {
         let parts = self
             .touched
+            .as_slice()
             .iter()
             .map(|&o| (o as usize, self.counts[o as usize] as u64));
         match self.strategy {
@@ -315,9 +459,62 @@ impl<'t> Planner<'t> {
         }
     }
 
+    /// The abort bound for candidates after `best`.
+    fn bound(&self, best: &Rank) -> Bound {
+        match (self.strategy, best) {
+            (Strategy::MaxModels, Rank::Int(m)) => Bound::Max(*m as u32),
+            (Strategy::ExpModels, Rank::Int(q)) => Bound::SumSq(*q),
+            (Strategy::EntModels, Rank::Ent(v, _)) => Bound::Ent(v + ent_tolerance(*v, *v)),
+            _ => Bound::None,
+        }
+    }
+
+    /// A rank no split of `k` codes can beat: parts as even as the number
+    /// of outcomes allows (for the fixed strategies: all singletons).
+    fn ideal(&self, k: usize) -> Rank {
+        let m = self.table.outcomes.len().clamp(1, k.max(1));
+        let (q, r) = (k / m, k % m);
+        let even = || (0..m).map(move |i| (q + usize::from(i < r)) as u64);
+        let nvars = self
+            .table
+            .valuations
+            .as_ref()
+            .map_or(0, |v| v.vars.len() as u64);
+        match self.strategy {
+            Strategy::FirstPossible => Rank::Int(0),
+            Strategy::MaxModels => Rank::Int(even().max().unwrap_or(0)),
+            Strategy::ExpModels => Rank::Int(even().map(|n| n * n).sum()),
+            Strategy::Parts => Rank::Int(u64::MAX - m as u64),
+            Strategy::MinFixed => Rank::Int(u64::MAX - nvars),
+            Strategy::ExpFixed => Rank::Int(u64::MAX - k as u64 * nvars),
+            Strategy::EntModels => {
+                let mut sizes: Vec<u32> = even().filter(|&n| n > 0).map(|n| n as u32).collect();
+                sizes.sort_unstable();
+                Rank::Ent(sizes.iter().map(|&n| self.nlogn[n as usize]).sum(), sizes)
+            }
+        }
+    }
+
+    fn is_ideal(&self, rank: &Rank, ideal: &Rank) -> bool {
+        match (rank, ideal) {
+            (Rank::Int(a), Rank::Int(b)) => a <= b,
+            (Rank::Ent(_, a), Rank::Ent(_, b)) => exact::compare_nlogn(a, b) != Ordering::Greater,
+            _ => false,
+        }
+    }
+
+    /// The sorted part sizes of `s` under `e` (counted afresh).
+    fn sizes_of(&mut self, e: usize, s: &[u32]) -> Vec<u32> {
+        self.split(e, s, Bound::None);
+        let sizes = self.sizes();
+        self.clear();
+        sizes
+    }
+
     fn sizes(&self) -> Vec<u32> {
         let mut v: Vec<u32> = self
             .touched
+            .as_slice()
             .iter()
             .map(|&o| self.counts[o as usize])
             .collect();
@@ -331,8 +528,7 @@ impl<'t> Planner<'t> {
         match (rank, best) {
             (Rank::Int(a), Rank::Int(b)) => (*a).cmp(b),
             (Rank::Ent(a, sa), Rank::Ent(b, sb)) => {
-                let tol = 1e-7 * (1.0 + a.abs().max(b.abs()));
-                if (*a - *b).abs() > tol {
+                if (*a - *b).abs() > ent_tolerance(*a, *b) {
                     return a.total_cmp(b);
                 }
                 if sa.is_empty() {
@@ -347,27 +543,90 @@ impl<'t> Planner<'t> {
     /// The experiment to play on the codes `s` (non-empty, indices into
     /// the table), or the code if the play is over.
     pub fn choose(&mut self, s: &[u32]) -> Result<Choice, StrategyError> {
-        if s.len() == 1 && !self.has_final {
-            return Ok(Choice::Known(s[0] as usize));
+        let all: Vec<u32> = (0..self.table.experiments.len() as u32).collect();
+        Ok(self.choose_among(s, &all)?.0)
+    }
+
+    /// [`Planner::choose`] among the candidate experiments `reps`
+    /// (ascending). Also returns the candidates worth keeping for subsets
+    /// of `s`: an experiment that shows the same outcome on every code of
+    /// `s` as an earlier one stays identical to it on every subset (same
+    /// rank, same possibility, later in order: it can never be chosen), and
+    /// one that shows a single non-final outcome on `s` is useless on every
+    /// subset; both are dropped.
+    fn choose_among(
+        &mut self,
+        s: &[u32],
+        reps: &[u32],
+    ) -> Result<(Choice, Vec<u32>), StrategyError> {
+        if s.len() == 1 {
+            // One code left: every useful experiment shows it a final
+            // outcome, ranks equal and is possible, so every strategy and
+            // tie rule plays the first one.
+            let c = s[0] as usize;
+            if self.has_final {
+                if let Some(e) = self.first_final(c) {
+                    return Ok((Choice::Play(e), Vec::new()));
+                }
+            }
+            return Ok((Choice::Known(c), Vec::new()));
+        }
+        if self.strategy == Strategy::FirstPossible && self.has_final {
+            // The first experiment with a final outcome on some code of s
+            // is the least of each code's first one; it splits s.
+            let first = s.iter().filter_map(|&c| self.first_final(c as usize)).min();
+            if let Some(e) = first {
+                return Ok((Choice::Play(e), reps.to_vec()));
+            }
+        }
+        if let Some(v) = self.table.valuations.as_ref().filter(|_| self.words > 0) {
+            self.sbits.clear();
+            for &c in s {
+                self.sbits.extend_from_slice(v.row(c as usize));
+            }
         }
         let mut best: Option<(usize, Rank, bool)> = None;
         let mut first_useful = None;
-        for e in 0..self.table.experiments.len() {
-            self.split(e, s);
+        let ideal = self.ideal(s.len());
+        let mut seen: HashMap<u64, usize, BuildHasherDefault<Prehashed>> = HashMap::default();
+        let mut keep = Vec::with_capacity(reps.len());
+        for (i, &e) in reps.iter().enumerate() {
+            let e = e as usize;
+            let bound = match &best {
+                Some((_, rank, _)) => self.bound(rank),
+                None => Bound::None,
+            };
+            let Some(hash) = self.split(e, s, bound) else {
+                // Strictly worse than the best here; maybe not below.
+                self.clear();
+                keep.push(e as u32);
+                continue;
+            };
             let useful = self.touched.len() > 1
-                || (self.touched.len() == 1 && self.table.is_final[self.touched[0] as usize]);
-            if !useful {
+                || (self.touched.len() == 1
+                    && self.table.is_final[self.touched.as_slice()[0] as usize]);
+            let duplicate = match seen.get(&hash) {
+                Some(&f) => self.same_on(f, e, s),
+                None => {
+                    seen.insert(hash, e);
+                    false
+                }
+            };
+            if !useful || duplicate {
                 self.clear();
                 continue;
             }
+            keep.push(e as u32);
             let possible = self
                 .touched
+                .as_slice()
                 .iter()
                 .any(|&o| self.table.is_final[o as usize]);
             if self.strategy == Strategy::FirstPossible {
                 self.clear();
                 if possible || !self.has_final {
-                    return Ok(Choice::Play(e));
+                    keep.extend_from_slice(&reps[i + 1..]);
+                    return Ok((Choice::Play(e), keep));
                 }
                 first_useful.get_or_insert(e);
                 continue;
@@ -383,64 +642,72 @@ impl<'t> Planner<'t> {
                     }
                 },
             };
+            self.clear();
             if better {
                 if let Rank::Ent(_, sizes) = &mut rank {
                     if sizes.is_empty() {
-                        *sizes = self.sizes();
+                        *sizes = self.sizes_of(e, s);
                     }
                 }
+                // Nothing later can rank better than the ideal, and a tie
+                // only wins if it is possible and this one is not.
+                let settled = self.ties == Ties::Lexicographic || possible || !self.has_final;
+                let stop = settled && self.is_ideal(&rank, &ideal);
                 best = Some((e, rank, possible));
+                if stop {
+                    keep.extend_from_slice(&reps[i + 1..]);
+                    break;
+                }
             }
-            self.clear();
         }
-        if let Some((e, _, _)) = best {
-            return Ok(Choice::Play(e));
-        }
-        if let Some(e) = first_useful {
-            return Ok(Choice::Play(e));
-        }
-        if s.len() == 1 {
-            return Ok(Choice::Known(s[0] as usize));
+        if let Some(e) = best.map(|b| b.0).or(first_useful) {
+            return Ok((Choice::Play(e), keep));
         }
         let name = |i: usize| self.table.codes[s[i] as usize].clone();
         Err(StrategyError::Indistinguishable(name(0), name(1)))
+    }
+
+    /// The first experiment that shows code `c` a final outcome.
+    fn first_final(&mut self, c: usize) -> Option<usize> {
+        if self.first_final.is_empty() {
+            self.first_final = vec![None; self.table.n_codes()];
+        }
+        if let Some(e) = self.first_final[c] {
+            return (e != u32::MAX).then_some(e as usize);
+        }
+        let found = (0..self.table.experiments.len())
+            .find(|&e| self.table.is_final[self.table.outcome(e, c) as usize]);
+        self.first_final[c] = Some(found.map_or(u32::MAX, |e| e as u32));
+        found
     }
 
     /// The decision tree over every code; `progress(done, total)` is called
     /// as codes are placed in leaves.
     pub fn tree(&mut self, progress: &mut dyn FnMut(usize, usize)) -> Result<Tree, StrategyError> {
         let all: Vec<u32> = (0..self.table.n_codes() as u32).collect();
+        let reps: Vec<u32> = (0..self.table.experiments.len() as u32).collect();
         let mut done = 0;
-        self.subtree(all, &mut done, progress)
+        self.subtree(all, &reps, &mut done, progress)
     }
 
     fn subtree(
         &mut self,
         s: Vec<u32>,
+        reps: &[u32],
         done: &mut usize,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Tree, StrategyError> {
         let total = self.table.n_codes();
-        let e = match self.choose(&s)? {
-            Choice::Known(code) => {
+        let (e, keep) = match self.choose_among(&s, reps)? {
+            (Choice::Known(code), _) => {
                 *done += 1;
                 progress(*done, total);
                 return Ok(Tree::Leaf { code });
             }
-            Choice::Play(e) => e,
+            (Choice::Play(e), keep) => (e, keep),
         };
-        let row = self.table.row(e);
-        let mut parts: Vec<(u8, Vec<u32>)> = Vec::new();
-        for &c in &s {
-            let o = row[c as usize];
-            match parts.iter_mut().find(|(x, _)| *x == o) {
-                Some((_, p)) => p.push(c),
-                None => parts.push((o, vec![c])),
-            }
-        }
-        parts.sort_by_key(|(o, _)| *o);
-        let mut children = Vec::with_capacity(parts.len());
-        for (o, part) in parts {
+        let mut children = Vec::new();
+        for (o, part) in self.parts(e, &s) {
             let child = if self.table.is_final[o as usize] {
                 if part.len() != 1 {
                     return Err(StrategyError::FinalNotUnique {
@@ -455,7 +722,7 @@ impl<'t> Planner<'t> {
                     code: part[0] as usize,
                 }
             } else {
-                self.subtree(part, done, progress)?
+                self.subtree(part, &keep, done, progress)?
             };
             children.push((o, child));
         }
@@ -465,12 +732,28 @@ impl<'t> Planner<'t> {
         })
     }
 
+    /// The codes of `s` grouped by `e`'s outcome, by outcome index.
+    fn parts(&self, e: usize, s: &[u32]) -> Vec<(u8, Vec<u32>)> {
+        let row = self.table.row(e);
+        let mut parts: Vec<(u8, Vec<u32>)> = Vec::new();
+        for &c in s {
+            let o = row[c as usize];
+            match parts.iter_mut().find(|(x, _)| *x == o) {
+                Some((_, p)) => p.push(c),
+                None => parts.push((o, vec![c])),
+            }
+        }
+        parts.sort_by_key(|(o, _)| *o);
+        parts
+    }
+
     /// One play against `secret` (a code index): each experiment, its
     /// outcome and how many codes remain after it.
     pub fn play(&mut self, secret: usize) -> Result<Vec<Step>, StrategyError> {
         let mut s: Vec<u32> = (0..self.table.n_codes() as u32).collect();
+        let mut reps: Vec<u32> = (0..self.table.experiments.len() as u32).collect();
         let mut steps = Vec::new();
-        while let Choice::Play(e) = self.choose(&s)? {
+        while let (Choice::Play(e), keep) = self.choose_among(&s, &reps)? {
             let o = self.table.outcome(e, secret);
             s.retain(|&c| self.table.outcome(e, c as usize) == o);
             steps.push(Step {
@@ -481,9 +764,24 @@ impl<'t> Planner<'t> {
             if self.table.is_final[o as usize] {
                 break;
             }
+            reps = keep;
         }
         Ok(steps)
     }
+}
+
+/// n ln n (0 for n < 2).
+fn nlogn(n: usize) -> f64 {
+    if n < 2 {
+        0.0
+    } else {
+        n as f64 * (n as f64).ln()
+    }
+}
+
+/// Tolerance below which two entropy sums are compared exactly.
+fn ent_tolerance(a: f64, b: f64) -> f64 {
+    1e-7 * (1.0 + a.abs().max(b.abs()))
 }
 
 /// One experiment of a play.

@@ -81,8 +81,7 @@ pub struct WordSymmetry {
     absent: AbsentMode,
     /// Word → experiment index, via [`WordSymmetry::rank`].
     by_rank: Vec<u32>,
-    /// Sorted history → least word of each orbit of its stabiliser.
-    cache: Mutex<HashMap<Vec<u32>, Arc<[u32]>>>,
+    cache: Mutex<OrbitCache>,
 }
 
 impl WordSymmetry {
@@ -120,7 +119,7 @@ impl WordSymmetry {
             perms: permutations(pegs),
             absent,
             by_rank: Vec::new(),
-            cache: Mutex::new(HashMap::new()),
+            cache: Mutex::new(OrbitCache::default()),
         };
         for (e, w) in s.words.iter().enumerate() {
             by_rank[s.rank(w)] = e as u32;
@@ -295,7 +294,7 @@ impl WordSymmetry {
         let mut key = history.to_vec();
         key.sort_unstable();
         let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(hit) = cache.get(&key) {
+        if let Some(hit) = cache.map.get(&key) {
             return Some(hit.clone());
         }
         drop(cache);
@@ -319,16 +318,27 @@ impl WordSymmetry {
         }
         let reps: Arc<[u32]> = reps.into();
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= CACHE_LIMIT {
-            cache.clear();
+        if cache.stored + reps.len() > CACHE_LIMIT {
+            cache.map.clear();
+            cache.stored = 0;
         }
-        cache.insert(key, reps.clone());
+        cache.stored += reps.len();
+        cache.map.insert(key, reps.clone());
         Some(reps)
     }
 }
 
-/// Histories whose orbit representatives stay cached.
-const CACHE_LIMIT: usize = 1 << 16;
+/// Representatives (summed over histories) the cache holds at most:
+/// 16 MiB.
+const CACHE_LIMIT: usize = 1 << 22;
+
+/// Sorted history → least word of each orbit of its stabiliser.
+#[derive(Default)]
+struct OrbitCache {
+    map: HashMap<Vec<u32>, Arc<[u32]>>,
+    /// Representatives stored, summed over the map.
+    stored: usize,
+}
 
 /// Every permutation of `0..n`.
 fn permutations(n: usize) -> Vec<Vec<u8>> {

@@ -15,19 +15,21 @@
 
 use std::fmt;
 use std::str::FromStr;
+use std::sync::Arc;
 
 use thiserror::Error;
 
 use super::generate;
 
 /// One parameterised experiment, e.g. `guess A A B B` or
-/// `weighing2 1 2 3 4`.
+/// `weighing2 1 2 3 4`. Names and symbols are shared (`Arc<str>`): a table
+/// may hold hundreds of thousands of experiments.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Experiment {
     /// The experiment type's name (`guess`, `weighing2`, …).
-    pub kind: String,
+    pub kind: Arc<str>,
     /// The parameters, as alphabet symbols.
-    pub params: Vec<String>,
+    pub params: Vec<Arc<str>>,
 }
 
 impl fmt::Display for Experiment {
@@ -305,7 +307,7 @@ impl Builtin {
             .iter()
             .map(|d| generate::valuation(*self, d))
             .collect();
-        let vars = generate::spec(*self).vars;
+        let vars = generate::vars(*self);
         table.with_valuations(Valuations::new(vars, &rows))
     }
 
@@ -337,26 +339,24 @@ impl Builtin {
         for (i, &(b, w)) in pairs.iter().enumerate() {
             index[b][w] = i as u8;
         }
-        let mut cells = Vec::with_capacity(codes.len() * codes.len());
-        for guess in &codes {
-            for code in &codes {
-                let (b, w) = score(guess, code);
-                cells.push(index[b][if white { w } else { 0 }]);
-            }
-        }
+        let cells = score_all(&codes, pegs, white, &index);
         let name = |&(b, w): &(usize, usize)| match white {
             true => format!("{b}b{w}{suffix}"),
             false => format!("{b}b"),
         };
-        let word = |w: &Vec<usize>| w.iter().map(|&d| letter(d)).collect::<Vec<_>>();
+        let colours: Vec<Arc<str>> = (0..26).map(|c| Arc::from(letter(c))).collect();
+        let guess: Arc<str> = Arc::from("guess");
         Table::new(
             self.to_string(),
-            codes.iter().map(|w| word(w).concat()).collect(),
+            codes
+                .iter()
+                .map(|w| w.iter().map(|&d| letter(d)).collect())
+                .collect(),
             codes
                 .iter()
                 .map(|w| Experiment {
-                    kind: "guess".into(),
-                    params: word(w),
+                    kind: guess.clone(),
+                    params: w.iter().map(|&d| colours[d].clone()).collect(),
                 })
                 .collect(),
             pairs.iter().map(name).collect(),
@@ -382,6 +382,98 @@ pub fn score(guess: &[usize], code: &[usize]) -> (usize, usize) {
         }
     }
     (black, common - black)
+}
+
+/// The outcome of every guess (row) on every code (column), as indices
+/// `index[black][white]`: the same scores as [`score`], computed row by
+/// row while walking the codes in lexicographic order, so black pegs and
+/// colour matches grow one peg at a time (a few operations per cell).
+fn score_all(codes: &[Vec<usize>], pegs: usize, white: bool, index: &[Vec<u8>]) -> Vec<u8> {
+    let n = codes.len();
+    let colours = codes.iter().flatten().max().map_or(1, |&m| m + 1);
+    // Bulls and cows codes are the words without repeated symbols.
+    let distinct = n < colours.pow(pegs as u32);
+    let mut cells = Vec::with_capacity(n * n);
+    let mut walk = Walk {
+        pegs,
+        colours,
+        distinct,
+        white,
+        index,
+        guess: &[],
+        in_guess: [0; 26],
+        in_code: [0; 26],
+        cells: &mut cells,
+    };
+    for guess in codes {
+        walk.guess = guess;
+        walk.in_guess = [0; 26];
+        for &d in guess {
+            walk.in_guess[d] += 1;
+        }
+        walk.go(0, 0, 0);
+    }
+    debug_assert_eq!(cells.len(), n * n);
+    cells
+}
+
+/// The state of [`score_all`]'s walk over the codes for one guess.
+struct Walk<'a> {
+    pegs: usize,
+    colours: usize,
+    distinct: bool,
+    white: bool,
+    index: &'a [Vec<u8>],
+    guess: &'a [usize],
+    /// How often each colour occurs in the guess / in the code so far.
+    in_guess: [u8; 26],
+    in_code: [u8; 26],
+    cells: &'a mut Vec<u8>,
+}
+
+impl Walk<'_> {
+    /// Extends the code prefix at peg `i` with every colour; `black` and
+    /// `common` (colour matches) count the prefix.
+    fn go(&mut self, i: usize, black: usize, common: usize) {
+        let g = self.guess[i];
+        if i + 1 == self.pegs {
+            // The last peg: one cell per colour, no recursion.
+            let miss = &self.index[black];
+            let hit = &self.index[(black + 1).min(self.pegs)];
+            let n = self.colours;
+            let (in_code, in_guess) = (&self.in_code[..n], &self.in_guess[..n]);
+            let mut out = [0u8; 26];
+            let mut k = 0;
+            for (d, (&seen, &wanted)) in in_code.iter().zip(in_guess).enumerate() {
+                if self.distinct && seen > 0 {
+                    continue;
+                }
+                let matched = common + usize::from(seen < wanted);
+                out[k] = match (g == d, self.white) {
+                    (false, true) => miss[matched - black],
+                    (true, true) => hit[matched - black - 1],
+                    (false, false) => miss[0],
+                    (true, false) => hit[0],
+                };
+                k += 1;
+            }
+            self.cells.extend_from_slice(&out[..k]);
+            return;
+        }
+        for d in 0..self.colours {
+            let (seen, wanted) = (self.in_code[d], self.in_guess[d]);
+            if self.distinct && seen > 0 {
+                continue;
+            }
+            self.in_code[d] += 1;
+            self.go(
+                i + 1,
+                black + usize::from(g == d),
+                common + usize::from(seen < wanted),
+            );
+            self.in_code[d] -= 1;
+        }
+    }
 }
 
 /// All words of length `len` over `0..base`, lexicographic.
@@ -419,35 +511,44 @@ fn coins_table(name: String, coins: usize, extra_genuine: bool) -> Table {
     let codes: Vec<(usize, bool)> = (0..coins).flat_map(|c| [(c, true), (c, false)]).collect();
     let mut experiments = Vec::new();
     let mut cells = Vec::new();
+    let names: Vec<Arc<str>> = (1..=symbols).map(|c| Arc::from(c.to_string())).collect();
     for m in 1..=symbols / 2 {
-        for (left, right) in weighings(symbols, m) {
-            for &(coin, heavy) in &codes {
-                let outcome = if left.contains(&coin) {
-                    if heavy {
-                        HEAVIER
-                    } else {
-                        LIGHTER
-                    }
-                } else if right.contains(&coin) {
-                    if heavy {
-                        LIGHTER
-                    } else {
-                        HEAVIER
-                    }
-                } else {
-                    SAME
-                };
-                cells.push(outcome);
-            }
-            experiments.push(Experiment {
-                kind: format!("weighing{m}"),
-                params: left
-                    .iter()
-                    .chain(&right)
-                    .map(|c| (c + 1).to_string())
-                    .collect(),
+        let kind: Arc<str> = Arc::from(format!("weighing{m}"));
+        let all: Vec<usize> = (0..symbols).collect();
+        let mut pan = vec![SAME; symbols];
+        each_subset(&all, m, &mut |left| {
+            // The right pan: a sorted m-subset of the coins above left[0]
+            // that are not on the left, in lexicographic order.
+            let rest: Vec<usize> = (left[0] + 1..symbols)
+                .filter(|c| !left.contains(c))
+                .collect();
+            each_subset(&rest, m, &mut |right| {
+                for &c in left {
+                    pan[c] = HEAVIER;
+                }
+                for &c in right {
+                    pan[c] = LIGHTER;
+                }
+                // A heavy coin tips its pan down; a light one flips the result.
+                cells.extend(codes.iter().map(|&(coin, heavy)| match (pan[coin], heavy) {
+                    (SAME, _) => SAME,
+                    (side, true) => side,
+                    (HEAVIER, false) => LIGHTER,
+                    (_, false) => HEAVIER,
+                }));
+                experiments.push(Experiment {
+                    kind: kind.clone(),
+                    params: left
+                        .iter()
+                        .chain(right)
+                        .map(|&c| names[c].clone())
+                        .collect(),
+                });
+                for &c in left.iter().chain(right) {
+                    pan[c] = SAME;
+                }
             });
-        }
+        });
     }
     Table::new(
         name,
@@ -462,37 +563,28 @@ fn coins_table(name: String, coins: usize, extra_genuine: bool) -> Table {
     )
 }
 
-/// Pairs of disjoint sorted pans of `m` coins each out of `0..symbols`,
-/// left pan's first coin smaller than the right pan's, lexicographic by
-/// the concatenated parameter list.
-fn weighings(symbols: usize, m: usize) -> Vec<(Vec<usize>, Vec<usize>)> {
-    let mut out = Vec::new();
-    for left in combinations(symbols, m) {
-        for right in combinations(symbols, m) {
-            if right[0] > left[0] && right.iter().all(|c| !left.contains(c)) {
-                out.push((left.clone(), right));
-            }
-        }
-    }
-    out
-}
-
-/// All sorted `k`-subsets of `0..n`, lexicographic.
-fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
-    fn go(start: usize, n: usize, k: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+/// Calls `f` on every sorted `k`-subset of `items`, in lexicographic
+/// order of positions.
+fn each_subset(items: &[usize], k: usize, f: &mut dyn FnMut(&[usize])) {
+    fn go(
+        items: &[usize],
+        start: usize,
+        k: usize,
+        cur: &mut Vec<usize>,
+        f: &mut dyn FnMut(&[usize]),
+    ) {
         if cur.len() == k {
-            out.push(cur.clone());
+            f(cur);
             return;
         }
-        for i in start..n {
-            cur.push(i);
-            go(i + 1, n, k, cur, out);
+        let need = k - cur.len();
+        for i in start..items.len().saturating_sub(need - 1) {
+            cur.push(items[i]);
+            go(items, i + 1, k, cur, f);
             cur.pop();
         }
     }
-    let mut out = Vec::new();
-    go(0, n, k, &mut Vec::new(), &mut out);
-    out
+    go(items, 0, k, &mut Vec::with_capacity(k), f);
 }
 
 #[cfg(test)]

@@ -47,7 +47,7 @@ use serde::Serialize;
 use thiserror::Error;
 
 use super::table::Table;
-use super::tree::Tree;
+use super::tree::{Analysis, ReplayError, Tree};
 
 /// The `format` tag of strategy tree files.
 pub const FORMAT: &str = "checkmate-tree";
@@ -65,6 +65,9 @@ pub enum TreeFileError {
     WrongGame { file: String, expected: String },
     #[error("unsupported tree file: {0}")]
     Format(String),
+    /// The file parsed but the tree does not find every code.
+    #[error("the tree does not solve the game: {0}")]
+    Replay(#[from] ReplayError),
 }
 
 impl From<serde_json::Error> for TreeFileError {
@@ -436,6 +439,15 @@ pub fn from_json(table: &Table, text: &str) -> Result<Tree, TreeFileError> {
     Ok(parsed.tree)
 }
 
+/// Reads a tree file and replays it over every code of the game: the
+/// check behind `game analyze --tree`, independent of the solver that
+/// wrote the file.
+pub fn replay_json(table: &Table, text: &str) -> Result<(Tree, Analysis), TreeFileError> {
+    let tree = from_json(table, text)?;
+    let analysis = tree.analyze(table)?;
+    Ok((tree, analysis))
+}
+
 // ----- Graphviz ------------------------------------------------------
 
 /// The tree as a Graphviz digraph: boxes for experiments, ellipses for
@@ -576,6 +588,22 @@ mod tests {
             from_json(&t, text),
             Err(TreeFileError::WrongGame { .. })
         ));
+    }
+
+    #[test]
+    fn replay_checks_the_tree() {
+        let t = table("mastermind:2x3");
+        let tree = optimal(&t);
+        let (back, analysis) = replay_json(&t, &to_json(&t, &tree)).unwrap();
+        assert_eq!(back, tree);
+        assert_eq!(analysis.total, 21);
+        // Drop a branch: replay names a code the tree does not find.
+        let mut broken = tree.clone();
+        if let Tree::Node { children, .. } = &mut broken {
+            children.remove(0);
+        }
+        let err = replay_json(&t, &to_json(&t, &broken)).unwrap_err();
+        assert!(matches!(err, TreeFileError::Replay(_)), "{err}");
     }
 
     #[test]

@@ -42,6 +42,24 @@ pub const UNLIMITED: u32 = u32::MAX;
 /// Memo salt for worst-case feasibility questions.
 const WORST_SALT: u32 = 0x4000_0000;
 
+/// The open parts of a set under one experiment, in one buffer.
+struct Parts {
+    codes: Vec<u16>,
+    /// (outcome, start, length), largest first.
+    spans: Vec<(u8, u32, u32)>,
+}
+
+impl Parts {
+    fn iter(&self) -> impl Iterator<Item = &[u16]> + '_ {
+        self.spans
+            .iter()
+            .map(|&(_, at, k)| &self.codes[at as usize..(at + k) as usize])
+    }
+}
+
+/// Candidates [`Search::probe_hits`] evaluates at most.
+const PROBES: usize = 4;
+
 /// When the search splits work between threads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tuning {
@@ -52,6 +70,8 @@ pub struct Tuning {
     pub par_work: usize,
     /// Candidates per parallel counting chunk.
     pub chunk: usize,
+    /// Sets the memo records at most.
+    pub memo_capacity: usize,
 }
 
 impl Default for Tuning {
@@ -60,6 +80,7 @@ impl Default for Tuning {
             par_set: 64,
             par_work: 1 << 17,
             chunk: 256,
+            memo_capacity: memo::DEFAULT_CAPACITY,
         }
     }
 }
@@ -158,6 +179,7 @@ impl<'a> Search<'a> {
         table: &'a Table,
         symmetry: Option<&'a dyn Symmetry>,
         max_depth: Option<u32>,
+        tuning: Tuning,
     ) -> Search<'a> {
         let n = table.n_codes();
         let n_exp = table.experiments.len();
@@ -227,8 +249,8 @@ impl<'a> Search<'a> {
             single_hit,
             hitter,
             symmetry,
-            tuning: Tuning::default(),
-            memo: Memo::new(),
+            tuning,
+            memo: Memo::with_capacity(tuning.memo_capacity),
             nodes: AtomicU64::new(0),
             root_best: AtomicU32::new(INF),
         }
@@ -296,20 +318,20 @@ impl<'a> Search<'a> {
             if n as u64 > self.bounds.shape.branching + 1 {
                 return None;
             }
-            let mut seen = [false; 256];
             'codes: for &c in set {
                 let h = self.hitter[c as usize];
                 if h == u32::MAX {
                     continue;
                 }
                 let row = self.table.row(h as usize);
-                seen[..self.n_out].iter_mut().for_each(|s| *s = false);
+                let mut seen = [0u64; 4];
                 for &x in set {
                     let o = row[x as usize] as usize;
-                    if seen[o] {
+                    let (w, bit) = (o / 64, 1u64 << (o % 64));
+                    if seen[w] & bit != 0 {
                         continue 'codes;
                     }
-                    seen[o] = true;
+                    seen[w] |= bit;
                 }
                 // Every other code is alone in its part: one more guess each.
                 let singles_ok = set
@@ -600,21 +622,35 @@ impl<'a> Search<'a> {
     }
 
     /// The parts of `set` under `e` that need more experiments, largest
-    /// first, as (outcome, codes).
-    fn parts(&self, set: &[u16], e: u32) -> Vec<(u8, Vec<u16>)> {
+    /// first (ties by outcome).
+    fn parts(&self, set: &[u16], e: u32) -> Parts {
         let row = self.table.row(e as usize);
-        let mut buckets: Vec<Vec<u16>> = vec![Vec::new(); self.n_out];
+        let mut count = [0u32; 256];
         for &c in set {
-            buckets[row[c as usize] as usize].push(c);
+            count[row[c as usize] as usize] += 1;
         }
-        let mut parts: Vec<(u8, Vec<u16>)> = buckets
-            .into_iter()
-            .enumerate()
-            .filter(|(o, p)| !p.is_empty() && !self.done(*o, p.len()))
-            .map(|(o, p)| (o as u8, p))
-            .collect();
-        parts.sort_by_key(|(o, p)| (std::cmp::Reverse(p.len()), *o));
-        parts
+        let mut spans = Vec::new();
+        let mut start = 0u32;
+        for (o, &k) in count[..self.n_out].iter().enumerate() {
+            if k > 0 && !self.done(o, k as usize) {
+                spans.push((o as u8, start, k));
+                start += k;
+            }
+        }
+        let mut next = [u32::MAX; 256];
+        for &(o, at, _) in &spans {
+            next[o as usize] = at;
+        }
+        let mut codes = vec![0u16; start as usize];
+        for &c in set {
+            let slot = &mut next[row[c as usize] as usize];
+            if *slot != u32::MAX {
+                codes[*slot as usize] = c;
+                *slot += 1;
+            }
+        }
+        spans.sort_by_key(|&(o, _, k)| (std::cmp::Reverse(k), o));
+        Parts { codes, spans }
     }
 
     /// The partition of `set` by `e` as a label sequence independent of
@@ -664,14 +700,31 @@ impl<'a> Search<'a> {
         depth: u32,
         history: &mut Vec<u32>,
     ) -> Cost {
+        self.search_total_choice(set, beta, lb, depth, history).0
+    }
+
+    /// [`Search::search_total`], also returning the optimal experiment
+    /// when the value is exact.
+    fn search_total_choice(
+        &self,
+        set: &[u16],
+        beta: Cost,
+        lb: Cost,
+        depth: u32,
+        history: &mut Vec<u32>,
+    ) -> (Cost, Option<u32>) {
         self.nodes.fetch_add(1, Ordering::Relaxed);
         let key = memo::key(set, depth);
+        if let Some((v, e)) = self.probe_hits(set, lb, depth, history) {
+            self.memo.put(key, Entry::exact(v, e));
+            return (v, Some(e));
+        }
         let scan = self.scan(set, depth, history, Mode::Total { limit: beta });
         let mut keys = scan.keys;
         if keys.is_empty() {
             let floor = scan.dropped_min.max(beta);
             self.memo.put(key, Entry::bound(floor));
-            return floor;
+            return (floor, None);
         }
         keys.sort_unstable();
         let (best, best_e, floor) = if set.len() >= self.tuning.par_set && keys.len() > 1 {
@@ -682,14 +735,55 @@ impl<'a> Search<'a> {
         match best_e {
             Some(e) => {
                 self.memo.put(key, Entry::exact(best, e));
-                best
+                (best, Some(e))
             }
             None => {
                 let floor = floor.min(scan.dropped_min).max(beta);
                 self.memo.put(key, Entry::bound(floor));
-                floor
+                (floor, None)
             }
         }
+    }
+
+    /// Before scanning every experiment: if a guess at one of the set's
+    /// own codes reaches the set's lower bound `lb`, it is optimal. This
+    /// settles most small sets for the price of an n×n count. The
+    /// candidate chosen is the one the full search would choose first
+    /// (hits precede misses at equal bounds, then experiment order).
+    fn probe_hits(
+        &self,
+        set: &[u16],
+        lb: Cost,
+        depth: u32,
+        history: &mut Vec<u32>,
+    ) -> Option<(Cost, u32)> {
+        if !(self.final_game && self.single_hit) || lb >= INF {
+            return None;
+        }
+        let mut hitters: Vec<u32> = set
+            .iter()
+            .map(|&c| self.hitter[c as usize])
+            .filter(|&h| h != u32::MAX)
+            .collect();
+        hitters.sort_unstable();
+        hitters.dedup();
+        let scan = self.scan_range(
+            set,
+            Some(&hitters),
+            0..hitters.len(),
+            depth,
+            Mode::Total { limit: lb + 1 },
+        );
+        let mut keys = scan.keys;
+        keys.sort_unstable();
+        for &k in keys.iter().take(PROBES) {
+            let (_, e) = unpack(k);
+            let v = self.evaluate(set, e, lb + 1, depth, history);
+            if v <= lb {
+                return Some((v, e));
+            }
+        }
+        None
     }
 
     /// Tries candidates (packed keys, best first) in order; returns (best,
@@ -830,15 +924,15 @@ impl<'a> Search<'a> {
         let sub = child_depth(depth);
         let bnd = self.bnd(sub);
         let mut acc = set.len() as Cost;
-        let mut rest: Cost = parts.iter().fold(0, |a, (_, p)| add(a, bnd[p.len()]));
+        let mut rest: Cost = parts.iter().fold(0, |a, p| add(a, bnd[p.len()]));
         if add(acc, rest) >= best {
             return add(acc, rest);
         }
         // Cheap knowledge first: exact small parts, memo entries, the
         // "no perfect split" bound. Only then recurse, largest part first.
-        let mut known: Vec<(Cost, bool)> = Vec::with_capacity(parts.len());
+        let mut known: Vec<(Cost, bool)> = Vec::with_capacity(parts.spans.len());
         rest = 0;
-        for (_, part) in &parts {
+        for part in parts.iter() {
             let (v, exact) = self.known(part, sub);
             if exact {
                 acc = add(acc, v);
@@ -851,7 +945,7 @@ impl<'a> Search<'a> {
             return add(acc, rest);
         }
         history.push(e);
-        for ((_, part), &(b, exact)) in parts.iter().zip(&known) {
+        for (part, &(b, exact)) in parts.iter().zip(&known) {
             if exact {
                 continue;
             }
@@ -877,24 +971,31 @@ impl<'a> Search<'a> {
     pub fn total_tree(&self, set: &[u16], depth: u32, history: &mut Vec<u32>) -> Tree {
         let e = match self.quick(set) {
             Some((_, e)) => e,
-            None => {
-                let key = memo::key(set, depth);
-                match self.memo.get(key) {
-                    Some(entry) if entry.exact => entry.experiment,
-                    _ => {
-                        self.total(set, INF, depth, history);
-                        self.memo
-                            .get(key)
-                            .filter(|e| e.exact)
-                            .map(|e| e.experiment)
-                            .expect("a finite optimum is stored with its experiment")
+            None => match self.memo.get(memo::key(set, depth)) {
+                Some(entry) if entry.exact => entry.experiment,
+                // Not (or no longer) in the memo: solve it again.
+                _ => {
+                    let (lb, _) = self.known(set, depth);
+                    match self.search_total_choice(set, INF, lb.min(INF - 1), depth, history) {
+                        (_, Some(e)) => e,
+                        // A set on an optimal path always has a finite
+                        // optimum; keep going with any useful experiment
+                        // so the replay check reports the problem.
+                        (_, None) => self.any_useful(set),
                     }
                 }
-            }
+            },
         };
         self.node(set, e, history, |part, h| {
             self.total_tree(part, child_depth(depth), h)
         })
+    }
+
+    /// The first experiment that tells something about `set`.
+    fn any_useful(&self, set: &[u16]) -> u32 {
+        (0..self.n_exp as u32)
+            .find(|&e| self.is_useful(set, e))
+            .unwrap_or(0)
     }
 
     /// A tree node playing `e` on `set`, with `sub` building the children
@@ -972,7 +1073,7 @@ impl<'a> Search<'a> {
             let ok = self
                 .parts(set, e)
                 .iter()
-                .all(|(_, part)| self.feasible(part, depth - 1, history));
+                .all(|part| self.feasible(part, depth - 1, history));
             history.pop();
             if ok {
                 found = Some(e);
@@ -991,9 +1092,12 @@ impl<'a> Search<'a> {
 
     /// A tree of depth at most `depth` for `set` (which must be feasible).
     pub fn worst_tree(&self, set: &[u16], depth: u32, history: &mut Vec<u32>) -> Tree {
+        // The set was proven feasible; if that proof is gone (memo full
+        // and a different path), any useful experiment keeps the tree
+        // going and the replay check reports the problem.
         let e = self
             .feasible_choice(set, depth, history)
-            .expect("the set was proven feasible");
+            .unwrap_or_else(|| self.any_useful(set));
         self.node(set, e, history, |part, h| {
             self.worst_tree(part, depth - 1, h)
         })
@@ -1043,7 +1147,7 @@ impl<'a> Search<'a> {
         let ok = self
             .parts(set, e)
             .iter()
-            .all(|(_, part)| self.feasible(part, depth - 1, history));
+            .all(|part| self.feasible(part, depth - 1, history));
         history.pop();
         ok
     }

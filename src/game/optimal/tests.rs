@@ -99,6 +99,7 @@ fn parallel_paths_equal_exhaustive_search() {
         par_set: 2,
         par_work: 1,
         chunk: 3,
+        ..Tuning::default()
     };
     for name in [
         "mastermind:3x3",
@@ -119,6 +120,30 @@ fn parallel_paths_equal_exhaustive_search() {
                 let got = solve_tuned(&table, s, &options, None, tiny).unwrap();
                 assert_eq!(got.value, want, "{name} {objective}");
             }
+        }
+    }
+}
+
+/// With no memo at all the search is slower but gives the same values
+/// and still builds replayable trees.
+#[test]
+fn no_memo_same_values() {
+    let none = Tuning {
+        memo_capacity: 0,
+        ..Tuning::default()
+    };
+    for name in ["mastermind:3x3", "coins:4+1", "bulls-cows:2x4"] {
+        let game: Builtin = name.parse().unwrap();
+        let table = game.table();
+        let sym = symmetry::for_builtin(&game, &table);
+        for objective in [Objective::Total, Objective::Worst] {
+            let want = exhaustive(&table, objective, None).unwrap();
+            let options = Options {
+                objective,
+                ..Options::default()
+            };
+            let got = solve_tuned(&table, sym.as_deref(), &options, None, none).unwrap();
+            assert_eq!(got.value, want, "{name} {objective}");
         }
     }
 }

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Benchmark of `checkmate game optimal` (release build): one table row per
+# case with game, objective, proven value, median wall time, nodes and
+# peak memory (max RSS) over RUNS runs. Values are checked against the
+# published references where they exist; a mismatch fails the script.
+#
+# usage: scripts/bench-optimal.sh [--quick] [--stretch] [--tests]
+#   --quick    skip mastermind:4x7 (the one case that takes tens of seconds)
+#   --stretch  add mastermind:4x8 and bulls-cows:4x10 (minutes, GBs)
+#   --tests    also run the #[ignore]d heavy reference tests in release
+# env: RUNS (default 3; cases over 20 s run once), CHECKMATE (binary)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0; stretch=0; tests=0
+for arg in "$@"; do
+  case "$arg" in
+    --quick) quick=1 ;;
+    --stretch) stretch=1 ;;
+    --tests) tests=1 ;;
+    *) echo "unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+RUNS=${RUNS:-3}
+
+cargo build --release --quiet
+bin=${CHECKMATE:-target/release/checkmate}
+command -v python3 >/dev/null || { echo "needs python3" >&2; exit 1; }
+
+# game | extra flags | expected value (empty: no published reference)
+cases=(
+  "mastermind:2x2||8" "mastermind:2x3||21" "mastermind:2x4||45" "mastermind:2x5||81"
+  "mastermind:2x6||132" "mastermind:2x7||198" "mastermind:2x8||284"
+  "mastermind:3x2||18" "mastermind:3x3||73" "mastermind:3x4||206" "mastermind:3x5||451"
+  "mastermind:3x6||854" "mastermind:3x7||1474" "mastermind:3x8||2359"
+  "mastermind:4x2||44" "mastermind:4x3||246" "mastermind:4x4||905" "mastermind:4x5||2463"
+  "mastermind:4x6||5625"
+  "mastermind:4x6|--max-depth 5|5626"
+  "mastermind:4x6|--objective worst|5"
+  "mastermind:5x2||97" "mastermind:5x3||816" "mastermind:5x4||3954"
+  "mastermind:6x2||224" "mastermind:6x3||2649"
+  "mastermind:3x10||"
+  "coins:12|--objective worst|3" "coins:13|--objective worst|4"
+  "coins:12+1|--objective worst|3" "coins:13+1|--objective worst|3"
+  "coins:12||"
+)
+if [[ $quick == 0 ]]; then
+  cases+=("mastermind:4x7||11228")
+fi
+if [[ $stretch == 1 ]]; then
+  cases+=("mastermind:4x8||" "bulls-cows:4x10||26274")
+fi
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+printf '| game | objective | value | time (s) | nodes | peak memory (MB) |\n'
+printf '|---|---|---|---|---|---|\n'
+status=0
+for case in "${cases[@]}"; do
+  IFS='|' read -r game flags want <<<"$case"
+  times=(); mems=(); value=""; nodes=""; objective=""
+  runs=$RUNS
+  for ((i = 0; i < runs; i++)); do
+    out=$( { /usr/bin/time -f 'RSS %M' "$bin" game optimal "$game" $flags --json; } 2>&1 )
+    json=$(sed '/^RSS /d' <<<"$out")
+    mems+=("$(sed -n 's/^RSS //p' <<<"$out")")
+    read -r value nodes t objective < <(python3 -c '
+import json, sys
+d = json.loads(sys.stdin.read())
+v = d["worst"] if d["objective"] == "worst" else d["total"]
+obj = d["objective"] + (" ≤ %d" % d["max_depth"] if d.get("max_depth") else "")
+print(v, d["nodes"], d["time"], obj.replace(" ", "_"))' <<<"$json")
+    times+=("$t")
+    # One run is enough for the slow cases.
+    if (( $(printf '%.0f' "$t") > 20 )); then break; fi
+  done
+  tmed=$(printf '%s\n' "${times[@]}" | median)
+  mmed=$(printf '%s\n' "${mems[@]}" | median)
+  mark=""
+  if [[ -n $want && $value != "$want" ]]; then mark=" (expected $want!)"; status=1; fi
+  printf '| %s | %s | %s%s | %.3f | %s | %.0f |\n' "$game" "${objective//_/ }" "$value" "$mark" \
+    "$tmed" "$nodes" "$(awk -v k="$mmed" 'BEGIN {print k / 1024}')"
+done
+
+if [[ $tests == 1 ]]; then
+  cargo test --release --quiet --lib -- --ignored optimal
+fi
+exit $status

@@ -1,1 +1,0 @@
-//! (bmc: under construction)

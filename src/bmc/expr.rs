@@ -1,0 +1,889 @@
+//! Tseitin encoding of IR expressions over the unrolled variable copies.
+//!
+//! Input: an [`Expr`] and the step(s) it is read at ([`At`]). Output: a
+//! [`Term`] — a literal for boolean expressions; for integer and symbolic
+//! expressions either a variable copy or a *value set*, a list of
+//! `(value, literal)` pairs of which exactly one literal is true in every
+//! model. Arithmetic (`Add`, `Sub`, `Count`) is computed on value sets, so
+//! every integer expression is encoded through the values it can take.
+//!
+//! Top-level constraints go through [`Unroller::assert`], which turns
+//! conjunctions, implications, disjunctions and equalities into clauses
+//! directly (no auxiliary variable for the constraint itself); nested
+//! sub-expressions get full (two-sided) Tseitin definitions, so a literal
+//! can be used under either polarity.
+//!
+//! Semantics follow [`System::eval`](crate::ir::System::eval), with one
+//! documented strengthening: a `case` without a true guard is an
+//! evaluation error, so wherever a `case` is encoded one of its guards is
+//! required to hold (frontends end their cases with a `TRUE` guard).
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use rustsat::types::Lit;
+
+use super::cnf::Sink;
+use super::unroll::{index_of, Unroller};
+use super::BmcError;
+use crate::ir::{Domain, Expr, Value, VarId};
+
+/// Where an expression is read: `cur` for plain variables, `next` for
+/// `next(...)` (only inside transitions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct At {
+    pub cur: usize,
+    pub next: Option<usize>,
+}
+
+/// The SAT form of an expression.
+#[derive(Clone, Debug)]
+pub(crate) enum Term {
+    Bool(Lit),
+    /// A non-boolean variable copy at a step.
+    Var(VarId, usize),
+    /// Exactly one of the literals is true in every model.
+    Vals(Vec<(Value, Lit)>),
+}
+
+/// Why an expression could not be encoded: a message for the caller to
+/// locate, or a failure of the clause sink.
+#[derive(Debug)]
+pub(crate) enum Fail {
+    Why(String),
+    Sink(BmcError),
+}
+
+impl From<BmcError> for Fail {
+    fn from(e: BmcError) -> Self {
+        Fail::Sink(e)
+    }
+}
+
+pub(crate) type R<T> = Result<T, Fail>;
+
+fn why<T>(msg: impl Into<String>) -> R<T> {
+    Err(Fail::Why(msg.into()))
+}
+
+impl<S: Sink> Unroller<'_, S> {
+    /// The literal of a boolean expression.
+    pub fn lit(&mut self, e: &Expr, at: At) -> R<Lit> {
+        let t = self.term(e, at)?;
+        self.as_bool(&t)
+    }
+
+    fn as_bool(&mut self, t: &Term) -> R<Lit> {
+        match t {
+            Term::Bool(l) => Ok(*l),
+            Term::Var(v, _) => why(format!(
+                "`{}` is not boolean where a condition is expected",
+                self.sys.var(*v).name
+            )),
+            Term::Vals(vs) => {
+                if let Some((v, _)) = vs.iter().find(|(v, _)| !matches!(v, Value::Bool(_))) {
+                    return why(format!("`{v}` where a boolean is expected"));
+                }
+                let on = vs
+                    .iter()
+                    .find(|(v, _)| *v == Value::Bool(true))
+                    .map(|(_, l)| *l);
+                Ok(on.unwrap_or(!self.top()))
+            }
+        }
+    }
+
+    fn lits(&mut self, xs: &[Expr], at: At) -> R<Vec<Lit>> {
+        xs.iter().map(|x| self.lit(x, at)).collect()
+    }
+
+    /// Encodes an expression.
+    pub fn term(&mut self, e: &Expr, at: At) -> R<Term> {
+        let top = self.top();
+        Ok(match e {
+            Expr::Const(Value::Bool(b)) => Term::Bool(if *b { top } else { !top }),
+            Expr::Const(v) => Term::Vals(vec![(v.clone(), top)]),
+            Expr::Var(v) => self.var_term(*v, at.cur),
+            Expr::Next(v) => match at.next {
+                Some(n) => self.var_term(*v, n),
+                None => {
+                    return why(format!(
+                        "next({}) outside a transition",
+                        self.sys.var(*v).name
+                    ))
+                }
+            },
+            Expr::Define(d) => {
+                if let Some(t) = self.defines.get(&(d.0, at)) {
+                    return Ok(t.clone());
+                }
+                let sys = self.sys;
+                let def = sys
+                    .defines
+                    .get(d.0 as usize)
+                    .ok_or_else(|| Fail::Why(format!("unknown DEFINE #{}", d.0)))?;
+                let t = self.term(&def.expr, at)?;
+                self.defines.insert((d.0, at), t.clone());
+                t
+            }
+            Expr::Not(a) => Term::Bool(!self.lit(a, at)?),
+            Expr::And(xs) => {
+                let ls = self.lits(xs, at)?;
+                Term::Bool(self.and(&ls)?)
+            }
+            Expr::Or(xs) => {
+                let ls = self.lits(xs, at)?;
+                Term::Bool(self.or(&ls)?)
+            }
+            Expr::Implies(a, b) => {
+                let (a, b) = (self.lit(a, at)?, self.lit(b, at)?);
+                Term::Bool(self.or(&[!a, b])?)
+            }
+            Expr::Iff(a, b) => {
+                let (a, b) = (self.lit(a, at)?, self.lit(b, at)?);
+                Term::Bool(self.iff(a, b)?)
+            }
+            Expr::Eq(..) | Expr::Le(..) | Expr::Lt(..) if card_bounds(e).is_some() => {
+                let Some((xs, lo, hi)) = card_bounds(e) else {
+                    unreachable!()
+                };
+                let ls = self.lits(xs, at)?;
+                Term::Bool(self.card_lit(&ls, lo, hi)?)
+            }
+            Expr::Eq(a, b) => Term::Bool(self.eq_expr(a, b, at)?),
+            Expr::Lt(a, b) => Term::Bool(self.compare(a, b, true, at)?),
+            Expr::Le(a, b) => Term::Bool(self.compare(a, b, false, at)?),
+            Expr::Add(xs) => {
+                let mut acc = Term::Vals(vec![(Value::Int(0), top)]);
+                for x in xs {
+                    let t = self.term(x, at)?;
+                    acc = self.sum(&acc, &t, 1)?;
+                }
+                acc
+            }
+            Expr::Sub(a, b) => {
+                let (a, b) = (self.term(a, at)?, self.term(b, at)?);
+                self.sum(&a, &b, -1)?
+            }
+            Expr::Count(xs) => {
+                let ls = self.lits(xs, at)?;
+                self.count(&ls)?
+            }
+            Expr::Ite(c, a, b) => {
+                let c = self.lit(c, at)?;
+                let (a, b) = (self.term(a, at)?, self.term(b, at)?);
+                self.select(&[(c, a), (!c, b)])?
+            }
+            Expr::Case(arms) => {
+                let acts = self.case_actives(arms, at, &[])?;
+                let mut ts = Vec::with_capacity(arms.len());
+                for (a, (_, v)) in acts.into_iter().zip(arms) {
+                    ts.push((a, self.term(v, at)?));
+                }
+                self.select(&ts)?
+            }
+            Expr::In(x, set) => {
+                let x = self.term(x, at)?;
+                let mut ls = Vec::with_capacity(set.len());
+                for s in set {
+                    ls.push(self.member(&x, s, at)?);
+                }
+                Term::Bool(self.or(&ls)?)
+            }
+            Expr::Set(_) => return why("a set of values where one value is expected"),
+        })
+    }
+
+    /// The constant value of a term, if it has one.
+    fn as_const(&self, t: &Term) -> Option<Value> {
+        match t {
+            Term::Bool(l) if *l == self.top() => Some(Value::Bool(true)),
+            Term::Bool(l) if *l == !self.top() => Some(Value::Bool(false)),
+            Term::Vals(vs) if vs.len() == 1 && vs[0].1 == self.top() => Some(vs[0].0.clone()),
+            _ => None,
+        }
+    }
+
+    /// Every value a term can take, with its literal (materialises the
+    /// equality literals of a variable copy).
+    pub fn vals(&mut self, t: &Term) -> R<Vec<(Value, Lit)>> {
+        match t {
+            Term::Bool(l) => Ok(vec![(Value::Bool(false), !*l), (Value::Bool(true), *l)]),
+            Term::Var(v, s) => {
+                let values = self.sys.var(*v).domain.values();
+                let mut out = Vec::with_capacity(values.len());
+                for (i, val) in values.into_iter().enumerate() {
+                    out.push((val, self.eq_index(*v, *s, i)?));
+                }
+                Ok(out)
+            }
+            Term::Vals(vs) => Ok(vs.clone()),
+        }
+    }
+
+    /// The literal "term = value".
+    pub fn eq_const(&mut self, t: &Term, value: &Value) -> R<Lit> {
+        let f = !self.top();
+        Ok(match (t, value) {
+            (Term::Bool(l), Value::Bool(b)) => {
+                if *b {
+                    *l
+                } else {
+                    !*l
+                }
+            }
+            (Term::Bool(_), _) => f,
+            (Term::Var(v, s), _) => match index_of(&self.sys.var(*v).domain, value) {
+                Some(i) => self.eq_index(*v, *s, i)?,
+                None => f,
+            },
+            (Term::Vals(vs), _) => vs.iter().find(|(v, _)| v == value).map_or(f, |(_, l)| *l),
+        })
+    }
+
+    /// The literal "a = b".
+    pub fn eq_terms(&mut self, a: &Term, b: &Term) -> R<Lit> {
+        if let (Term::Bool(x), Term::Bool(y)) = (a, b) {
+            return Ok(self.iff(*x, *y)?);
+        }
+        if let Some(c) = self.as_const(b) {
+            return self.eq_const(a, &c);
+        }
+        if let Some(c) = self.as_const(a) {
+            return self.eq_const(b, &c);
+        }
+        if let (Term::Var(x, s), Term::Var(y, t)) = (a, b) {
+            if x == y && s == t {
+                return Ok(self.top());
+            }
+        }
+        let va = self.vals(a)?;
+        let mut both = Vec::new();
+        for (v, la) in va {
+            let lb = self.eq_const(b, &v)?;
+            if lb != !self.top() {
+                both.push(self.and(&[la, lb])?);
+            }
+        }
+        Ok(self.or(&both)?)
+    }
+
+    fn eq_expr(&mut self, a: &Expr, b: &Expr, at: At) -> R<Lit> {
+        let (ta, tb) = (self.term(a, at)?, self.term(b, at)?);
+        self.eq_terms(&ta, &tb)
+    }
+
+    /// Requires `guard → lo ≤ #true(ls) ≤ hi`: for short lists one clause
+    /// per subset that would break a bound (no auxiliary variables), else
+    /// through the counter.
+    fn assert_card(&mut self, guard: &[Lit], ls: &[Lit], lo: i64, hi: i64) -> R<()> {
+        let n = ls.len() as i64;
+        let (lo, hi) = (lo.max(0), hi.min(n));
+        if lo > hi {
+            return self.clause_under(guard, &[]);
+        }
+        // At least `lo` true: every `n - lo + 1` of them has a true one.
+        // At most `hi` true: every `hi + 1` of them has a false one.
+        let small = |k: i64| k <= 0 || k > n || binomial(n as u64, k as u64) <= 64;
+        if small(n - lo + 1) && small(hi + 1) {
+            if lo > 0 {
+                for sub in subsets(ls, (n - lo + 1) as usize) {
+                    self.clause_under(guard, &sub)?;
+                }
+            }
+            if hi < n {
+                for sub in subsets(ls, (hi + 1) as usize) {
+                    let neg: Vec<Lit> = sub.iter().map(|&l| !l).collect();
+                    self.clause_under(guard, &neg)?;
+                }
+            }
+            return Ok(());
+        }
+        let l = self.card_lit(ls, lo, hi)?;
+        self.clause_under(guard, &[l])
+    }
+
+    /// The literal "`lo ≤ #true(ls) ≤ hi`".
+    fn card_lit(&mut self, ls: &[Lit], lo: i64, hi: i64) -> R<Lit> {
+        let n = ls.len() as i64;
+        let (lo, hi) = (lo.max(0), hi.min(n));
+        if lo > hi {
+            return Ok(!self.top());
+        }
+        if lo == 0 && hi == n {
+            return Ok(self.top());
+        }
+        if lo == n {
+            return Ok(self.and(ls)?);
+        }
+        if hi == 0 {
+            let neg: Vec<Lit> = ls.iter().map(|&l| !l).collect();
+            return Ok(self.and(&neg)?);
+        }
+        if lo == 1 && hi == n {
+            return Ok(self.or(ls)?);
+        }
+        let Term::Vals(counts) = self.count(ls)? else {
+            unreachable!("count gives a value set")
+        };
+        let inside: Vec<Lit> = counts
+            .iter()
+            .filter(|(v, _)| matches!(v, Value::Int(j) if lo <= *j && *j <= hi))
+            .map(|(_, l)| *l)
+            .collect();
+        Ok(self.or(&inside)?)
+    }
+
+    fn int_of(v: &Value) -> R<i64> {
+        match v {
+            Value::Int(i) => Ok(*i),
+            other => why(format!("`{other}` where an integer is expected")),
+        }
+    }
+
+    /// The literal "t ≥ c" for an integer term.
+    fn ge_const(&mut self, t: &Term, c: i64) -> R<Lit> {
+        let top = self.top();
+        match t {
+            Term::Var(v, s) => {
+                let Domain::Range { lo, hi } = self.sys.var(*v).domain else {
+                    return why(format!("`{}` is not an integer", self.sys.var(*v).name));
+                };
+                if c <= lo {
+                    Ok(top)
+                } else if c > hi {
+                    Ok(!top)
+                } else {
+                    Ok(self.ge_index(*v, *s, (c - lo) as usize)?)
+                }
+            }
+            Term::Bool(_) => why("a boolean where an integer is expected"),
+            Term::Vals(vs) => {
+                let mut ls = Vec::new();
+                for (v, l) in vs {
+                    if Self::int_of(v)? >= c {
+                        ls.push(*l);
+                    }
+                }
+                Ok(self.or(&ls)?)
+            }
+        }
+    }
+
+    /// The literal "a < b" (`strict`) or "a ≤ b".
+    fn compare(&mut self, a: &Expr, b: &Expr, strict: bool, at: At) -> R<Lit> {
+        let (ta, tb) = (self.term(a, at)?, self.term(b, at)?);
+        // a < b  ⇔  b ≥ a + 1 ;  a ≤ b  ⇔  b ≥ a
+        let gap = strict as i64;
+        if let Some(c) = self.as_const(&tb) {
+            // a < c ⇔ ¬(a ≥ c) ; a ≤ c ⇔ ¬(a ≥ c + 1)
+            let c = Self::int_of(&c)?;
+            return Ok(!self.ge_const(&ta, c + 1 - gap)?);
+        }
+        if let Some(c) = self.as_const(&ta) {
+            let c = Self::int_of(&c)?;
+            return self.ge_const(&tb, c + gap);
+        }
+        let va = self.vals(&ta)?;
+        let mut ls = Vec::new();
+        for (v, la) in va {
+            let lb = self.ge_const(&tb, Self::int_of(&v)? + gap)?;
+            ls.push(self.and(&[la, lb])?);
+        }
+        Ok(self.or(&ls)?)
+    }
+
+    /// The value set of `a + sign·b`.
+    fn sum(&mut self, a: &Term, b: &Term, sign: i64) -> R<Term> {
+        let top = self.top();
+        if let Some(c) = self.as_const(a) {
+            let c = Self::int_of(&c)?;
+            let vb = self.vals(b)?;
+            let mut out = Vec::with_capacity(vb.len());
+            for (v, l) in vb {
+                out.push((Value::Int(c + sign * Self::int_of(&v)?), l));
+            }
+            if sign < 0 {
+                out.reverse();
+            }
+            return Ok(Term::Vals(out));
+        }
+        if let Some(c) = self.as_const(b) {
+            let c = sign * Self::int_of(&c)?;
+            let va = self.vals(a)?;
+            let mut out = Vec::with_capacity(va.len());
+            for (v, l) in va {
+                out.push((Value::Int(Self::int_of(&v)? + c), l));
+            }
+            return Ok(Term::Vals(out));
+        }
+        let (va, vb) = (self.vals(a)?, self.vals(b)?);
+        let mut by_sum: BTreeMap<i64, Vec<Lit>> = BTreeMap::new();
+        for (x, lx) in &va {
+            let x = Self::int_of(x)?;
+            for (y, ly) in &vb {
+                let s = x + sign * Self::int_of(y)?;
+                let both = self.and(&[*lx, *ly])?;
+                if both != !top {
+                    by_sum.entry(s).or_default().push(both);
+                }
+            }
+        }
+        let mut out = Vec::with_capacity(by_sum.len());
+        for (s, ls) in by_sum {
+            out.push((Value::Int(s), self.or(&ls)?));
+        }
+        Ok(Term::Vals(out))
+    }
+
+    /// The value set of the number of true literals (a unary counter:
+    /// `cnt[j]` = exactly `j` of the literals seen so far are true).
+    fn count(&mut self, ls: &[Lit]) -> R<Term> {
+        let top = self.top();
+        let offset = ls.iter().filter(|&&l| l == top).count() as i64;
+        let mut cnt = vec![top];
+        for &x in ls.iter().filter(|&&l| l != top && l != !top) {
+            let mut nxt = Vec::with_capacity(cnt.len() + 1);
+            for j in 0..=cnt.len() {
+                let stay = match cnt.get(j) {
+                    Some(&c) => self.and(&[c, !x])?,
+                    None => !top,
+                };
+                let step = match j.checked_sub(1) {
+                    Some(p) => self.and(&[cnt[p], x])?,
+                    None => !top,
+                };
+                nxt.push(self.or(&[stay, step])?);
+            }
+            cnt = nxt;
+        }
+        Ok(Term::Vals(
+            cnt.into_iter()
+                .enumerate()
+                .map(|(j, l)| (Value::Int(offset + j as i64), l))
+                .collect(),
+        ))
+    }
+
+    /// The term that is `t_i` where `a_i` holds; the `a_i` must be
+    /// mutually exclusive and one of them must hold.
+    fn select(&mut self, arms: &[(Lit, Term)]) -> R<Term> {
+        if arms.iter().all(|(_, t)| matches!(t, Term::Bool(_))) {
+            let mut ls = Vec::with_capacity(arms.len());
+            for (a, t) in arms {
+                let Term::Bool(l) = t else { unreachable!() };
+                ls.push(self.and(&[*a, *l])?);
+            }
+            return Ok(Term::Bool(self.or(&ls)?));
+        }
+        let mut values: Vec<Value> = Vec::new();
+        for (_, t) in arms {
+            for (v, _) in self.vals(t)? {
+                if !values.contains(&v) {
+                    values.push(v);
+                }
+            }
+        }
+        values.sort();
+        let mut out = Vec::with_capacity(values.len());
+        for v in values {
+            let mut ls = Vec::new();
+            for (a, t) in arms {
+                let l = self.eq_const(t, &v)?;
+                ls.push(self.and(&[*a, l])?);
+            }
+            out.push((v, self.or(&ls)?));
+        }
+        Ok(Term::Vals(out))
+    }
+
+    /// The "this arm is taken" literals of a case: guard `i` holds and no
+    /// earlier one does. Also requires (under `guard`) that some guard
+    /// holds. Guards that are equalities of one variable with distinct
+    /// constants are exclusive already and need no chain.
+    fn case_actives(&mut self, arms: &[(Expr, Expr)], at: At, guard: &[Lit]) -> R<Vec<Lit>> {
+        let top = self.top();
+        let mut gs = Vec::with_capacity(arms.len());
+        for (g, _) in arms {
+            gs.push(self.lit(g, at)?);
+        }
+        let mut exhaustive: Vec<Lit> = guard.iter().map(|&l| !l).collect();
+        exhaustive.extend(&gs);
+        self.clause(&exhaustive)?;
+        let exclusive = exclusive_guards(arms);
+        let mut acts = Vec::with_capacity(gs.len());
+        let mut none_before: Vec<Lit> = Vec::new();
+        let mut chain = top;
+        for (i, &g) in gs.iter().enumerate() {
+            let last_true = i + 1 == gs.len() && g == top;
+            let act = if exclusive && last_true {
+                self.and(&none_before)?
+            } else if exclusive {
+                g
+            } else {
+                self.and(&[chain, g])?
+            };
+            acts.push(act);
+            if exclusive {
+                none_before.push(!g);
+            } else {
+                chain = self.and(&[chain, !g])?;
+            }
+        }
+        Ok(acts)
+    }
+
+    /// The literal "the value of `x` is allowed by `rhs`" (an assignment's
+    /// right-hand side, possibly a set or a case of sets).
+    pub fn member(&mut self, x: &Term, rhs: &Expr, at: At) -> R<Lit> {
+        match rhs {
+            Expr::Set(xs) => {
+                let mut ls = Vec::with_capacity(xs.len());
+                for e in xs {
+                    ls.push(self.member(x, e, at)?);
+                }
+                Ok(self.or(&ls)?)
+            }
+            Expr::Case(arms) => {
+                let acts = self.case_actives(arms, at, &[])?;
+                let mut ls = Vec::with_capacity(arms.len());
+                for (a, (_, v)) in acts.into_iter().zip(arms) {
+                    let m = self.member(x, v, at)?;
+                    ls.push(self.and(&[a, m])?);
+                }
+                Ok(self.or(&ls)?)
+            }
+            Expr::Ite(c, p, q) => {
+                let c = self.lit(c, at)?;
+                let (mp, mq) = (self.member(x, p, at)?, self.member(x, q, at)?);
+                let (a, b) = (self.and(&[c, mp])?, self.and(&[!c, mq])?);
+                Ok(self.or(&[a, b])?)
+            }
+            _ => {
+                let t = self.term(rhs, at)?;
+                self.eq_terms(x, &t)
+            }
+        }
+    }
+
+    /// Adds the clause `guard → lits` (that is, `¬guard ∨ lits`).
+    fn clause_under(&mut self, guard: &[Lit], lits: &[Lit]) -> R<()> {
+        let mut c: Vec<Lit> = guard.iter().map(|&l| !l).collect();
+        c.extend_from_slice(lits);
+        Ok(self.clause(&c)?)
+    }
+
+    fn with(guard: &[Lit], l: Lit) -> Vec<Lit> {
+        let mut g = guard.to_vec();
+        g.push(l);
+        g
+    }
+
+    /// Requires `guard → x ∈ rhs` for an assignment `x := rhs`.
+    pub fn assert_member(&mut self, guard: &[Lit], x: &Term, rhs: &Expr, at: At) -> R<()> {
+        match rhs {
+            Expr::Case(arms) => {
+                let acts = self.case_actives(arms, at, guard)?;
+                for (&a, (_, v)) in acts.iter().zip(arms) {
+                    self.assert_member(&Self::with(guard, a), x, v, at)?;
+                }
+                self.assert_support(guard, x, arms, &acts, at)
+            }
+            Expr::Ite(c, p, q) => {
+                let c = self.lit(c, at)?;
+                self.assert_member(&Self::with(guard, c), x, p, at)?;
+                self.assert_member(&Self::with(guard, !c), x, q, at)
+            }
+            Expr::Set(xs) => {
+                let mut ls = Vec::with_capacity(xs.len());
+                for e in xs {
+                    ls.push(self.member(x, e, at)?);
+                }
+                self.clause_under(guard, &ls)
+            }
+            _ => {
+                let t = self.term(rhs, at)?;
+                self.assert_eq_under(guard, x, &t)
+            }
+        }
+    }
+
+    /// Redundant "support" clauses of a case assignment `x := case …`:
+    /// `x = v` only if an arm that allows `v` is taken. They follow from
+    /// the forward clauses (exactly one arm is taken, and `x` is in its
+    /// set), but let unit propagation run forwards through a transition
+    /// table (`pos = 3` rules out every `next(pos)` not adjacent to 3), not
+    /// only backwards.
+    fn assert_support(
+        &mut self,
+        guard: &[Lit],
+        x: &Term,
+        arms: &[(Expr, Expr)],
+        acts: &[Lit],
+        at: At,
+    ) -> R<()> {
+        if !matches!(x, Term::Var(..)) || !table_like(arms) {
+            return Ok(());
+        }
+        let values = self.vals(x)?;
+        let mut support: HashMap<Value, Vec<Lit>> = HashMap::with_capacity(values.len());
+        let subject = exclusive_subject(arms);
+        for (i, ((_, value), &a)) in arms.iter().zip(acts).enumerate() {
+            if let Some(consts) = constant_values(value) {
+                for v in consts {
+                    support.entry(v.clone()).or_default().push(a);
+                }
+                continue;
+            }
+            // `TRUE : x` after guards `x = c1`, `x = c2`, …: the arm is
+            // taken with value v exactly when x = v is none of the c's.
+            if let Some((subject, taken)) = subject.as_ref().filter(|_| i + 1 == arms.len()) {
+                if value == *subject {
+                    let t = self.term(value, at)?;
+                    for (v, _) in &values {
+                        if !taken.contains(v) {
+                            let l = self.eq_const(&t, v)?;
+                            support.entry(v.clone()).or_default().push(l);
+                        }
+                    }
+                    continue;
+                }
+            }
+            for (v, _) in &values {
+                let m = self.member(&Term::Vals(vec![(v.clone(), self.top())]), value, at)?;
+                let l = self.and(&[a, m])?;
+                support.entry(v.clone()).or_default().push(l);
+            }
+        }
+        for (v, xl) in values {
+            let mut c = vec![!xl];
+            c.extend(support.remove(&v).unwrap_or_default());
+            self.clause_under(guard, &c)?;
+        }
+        Ok(())
+    }
+
+    /// Requires `guard → a = b` with one clause per value of `b` (valid
+    /// because exactly one value literal of `b` is true).
+    fn assert_eq_under(&mut self, guard: &[Lit], a: &Term, b: &Term) -> R<()> {
+        if let (Term::Bool(x), Term::Bool(y)) = (a, b) {
+            self.clause_under(guard, &[!*x, *y])?;
+            return self.clause_under(guard, &[*x, !*y]);
+        }
+        if let Some(c) = self.as_const(b) {
+            let l = self.eq_const(a, &c)?;
+            return self.clause_under(guard, &[l]);
+        }
+        if let Some(c) = self.as_const(a) {
+            let l = self.eq_const(b, &c)?;
+            return self.clause_under(guard, &[l]);
+        }
+        for (v, lb) in self.vals(b)? {
+            if lb == !self.top() {
+                continue;
+            }
+            let la = self.eq_const(a, &v)?;
+            self.clause_under(guard, &[!lb, la])?;
+        }
+        Ok(())
+    }
+
+    /// Requires the boolean expression `e` (at top level: no auxiliary
+    /// variable for the constraint itself where clauses say it directly).
+    pub fn assert(&mut self, e: &Expr, at: At) -> R<()> {
+        self.assert_under(&[], e, at)
+    }
+
+    fn assert_under(&mut self, guard: &[Lit], e: &Expr, at: At) -> R<()> {
+        match e {
+            Expr::Const(Value::Bool(true)) => Ok(()),
+            Expr::And(xs) => xs.iter().try_for_each(|x| self.assert_under(guard, x, at)),
+            Expr::Implies(a, b) => {
+                let a = self.lit(a, at)?;
+                self.assert_under(&Self::with(guard, a), b, at)
+            }
+            Expr::Or(xs) => {
+                let ls = self.lits(xs, at)?;
+                self.clause_under(guard, &ls)
+            }
+            Expr::Not(inner) => match inner.as_ref() {
+                Expr::Or(xs) => {
+                    for x in xs {
+                        let l = self.lit(x, at)?;
+                        self.clause_under(guard, &[!l])?;
+                    }
+                    Ok(())
+                }
+                Expr::Not(x) => self.assert_under(guard, x, at),
+                _ => {
+                    let l = self.lit(inner, at)?;
+                    self.clause_under(guard, &[!l])
+                }
+            },
+            Expr::Define(d) => {
+                let sys = self.sys;
+                match sys.defines.get(d.0 as usize) {
+                    Some(def) => self.assert_under(guard, &def.expr, at),
+                    None => why(format!("unknown DEFINE #{}", d.0)),
+                }
+            }
+            Expr::Eq(..) | Expr::Le(..) | Expr::Lt(..) if card_bounds(e).is_some() => {
+                let Some((xs, lo, hi)) = card_bounds(e) else {
+                    unreachable!()
+                };
+                let ls = self.lits(xs, at)?;
+                self.assert_card(guard, &ls, lo, hi)
+            }
+            Expr::Eq(a, b) => {
+                let (ta, tb) = (self.term(a, at)?, self.term(b, at)?);
+                self.assert_eq_under(guard, &ta, &tb)
+            }
+            Expr::Iff(a, b) => {
+                let (a, b) = (self.lit(a, at)?, self.lit(b, at)?);
+                self.clause_under(guard, &[!a, b])?;
+                self.clause_under(guard, &[a, !b])
+            }
+            Expr::Ite(c, p, q) => {
+                let c = self.lit(c, at)?;
+                self.assert_under(&Self::with(guard, c), p, at)?;
+                self.assert_under(&Self::with(guard, !c), q, at)
+            }
+            Expr::Case(arms) => {
+                let acts = self.case_actives(arms, at, guard)?;
+                for (a, (_, v)) in acts.into_iter().zip(arms) {
+                    self.assert_under(&Self::with(guard, a), v, at)?;
+                }
+                Ok(())
+            }
+            Expr::In(x, set) => {
+                let x = self.term(x, at)?;
+                let mut ls = Vec::with_capacity(set.len());
+                for s in set {
+                    ls.push(self.member(&x, s, at)?);
+                }
+                self.clause_under(guard, &ls)
+            }
+            _ => {
+                let l = self.lit(e, at)?;
+                self.clause_under(guard, &[l])
+            }
+        }
+    }
+}
+
+/// `Count(xs) = c`, `Count(xs) ≤ c`, `c < Count(xs)`, …: the operands and
+/// the allowed range `[lo, hi]` of the count.
+fn card_bounds(e: &Expr) -> Option<(&[Expr], i64, i64)> {
+    let (a, b, strict, eq) = match e {
+        Expr::Eq(a, b) => (a, b, false, true),
+        Expr::Le(a, b) => (a, b, false, false),
+        Expr::Lt(a, b) => (a, b, true, false),
+        _ => return None,
+    };
+    let gap = strict as i64;
+    match (a.as_ref(), b.as_ref()) {
+        (Expr::Count(xs), Expr::Const(Value::Int(c))) => {
+            Some((xs, if eq { *c } else { i64::MIN }, *c - gap))
+        }
+        (Expr::Const(Value::Int(c)), Expr::Count(xs)) => {
+            Some((xs, *c + gap, if eq { *c } else { i64::MAX }))
+        }
+        _ => None,
+    }
+}
+
+/// `n` choose `k`, saturating.
+fn binomial(n: u64, k: u64) -> u64 {
+    let k = k.min(n - k.min(n));
+    (0..k).fold(1u64, |acc, i| acc.saturating_mul(n - i) / (i + 1))
+}
+
+/// Every `k`-element subset of `xs`, in lexicographic order of positions.
+fn subsets(xs: &[Lit], k: usize) -> Vec<Vec<Lit>> {
+    let mut out = Vec::new();
+    let mut pick: Vec<usize> = (0..k).collect();
+    if k > xs.len() {
+        return out;
+    }
+    loop {
+        out.push(pick.iter().map(|&i| xs[i]).collect());
+        let Some(i) = (0..k).rev().find(|&i| pick[i] < xs.len() - k + i) else {
+            return out;
+        };
+        pick[i] += 1;
+        for j in i + 1..k {
+            pick[j] = pick[j - 1] + 1;
+        }
+    }
+}
+
+/// Whether a case is a transition table: every arm's value is constant,
+/// except maybe a final `TRUE : x` after guards `x = c1`, `x = c2`, ….
+fn table_like(arms: &[(Expr, Expr)]) -> bool {
+    let subject = exclusive_subject(arms);
+    arms.iter().enumerate().all(|(i, (_, v))| {
+        constant_values(v).is_some()
+            || (i + 1 == arms.len() && subject.as_ref().is_some_and(|(s, _)| *s == v))
+    })
+}
+
+/// The values of a constant assignment right-hand side (a constant or a
+/// set of constants).
+fn constant_values(e: &Expr) -> Option<Vec<&Value>> {
+    match e {
+        Expr::Const(v) => Some(vec![v]),
+        Expr::Set(xs) => xs
+            .iter()
+            .map(|x| match x {
+                Expr::Const(v) => Some(v),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
+/// For a case whose guards are `x = c1`, `x = c2`, … (distinct constants)
+/// and possibly a final `TRUE`: the subject `x` and the constants.
+fn exclusive_subject(arms: &[(Expr, Expr)]) -> Option<(&Expr, HashSet<Value>)> {
+    if !exclusive_guards(arms) {
+        return None;
+    }
+    let mut subject = None;
+    let mut taken = HashSet::new();
+    for (g, _) in arms {
+        if let Expr::Eq(a, b) = g {
+            let (x, c) = match (a.as_ref(), b.as_ref()) {
+                (Expr::Const(c), x) | (x, Expr::Const(c)) => (x, c),
+                _ => return None,
+            };
+            subject = Some(x);
+            taken.insert(c.clone());
+        }
+    }
+    Some((subject?, taken))
+}
+
+/// Whether the guards (all but a final `TRUE`) are equalities of one
+/// variable (current or next) with pairwise distinct constants.
+fn exclusive_guards(arms: &[(Expr, Expr)]) -> bool {
+    let n = arms.len();
+    let body = match arms.last() {
+        Some((Expr::Const(Value::Bool(true)), _)) => &arms[..n - 1],
+        _ => arms,
+    };
+    let mut subject: Option<&Expr> = None;
+    let mut seen: HashSet<&Value> = HashSet::with_capacity(body.len());
+    for (g, _) in body {
+        let Expr::Eq(a, b) = g else { return false };
+        let (x, c) = match (a.as_ref(), b.as_ref()) {
+            (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c))
+            | (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => (x, c),
+            _ => return false,
+        };
+        if subject.is_some_and(|s| s != x) || !seen.insert(c) {
+            return false;
+        }
+        subject = Some(x);
+    }
+    true
+}

@@ -1,0 +1,558 @@
+//! The built-in bounded model checker: unroll the IR into CNF, solve it
+//! with an embedded SAT solver, and read the model back as a [`Trace`].
+//!
+//! Input: a [`System`] (the IR, nothing else: no frontend-specific side
+//! door) and [`BmcOptions`]. Output: a [`BmcResult`] whose traces have all
+//! passed [`System::check`] (a trace that does not is an engine bug and is
+//! reported as [`BmcError::Verify`], never returned); or the DIMACS text of
+//! the unrolling ([`dimacs`]), with comment lines that map SAT variables to
+//! `name@step=value` so any outside solver's model can be decoded
+//! ([`decode_dimacs_model`]).
+//!
+//! How it searches:
+//! * when the bound `k` is known ([`BmcOptions::bound`], else
+//!   [`System::bound`]) it encodes frames `0..=k`, asserts the goal at `k`
+//!   and solves once: no model means [`Status::Unsat`];
+//! * otherwise it adds frames one at a time and solves with "goal at `k`"
+//!   as an assumption for `k = 0, 1, 2, …`, so the answer has the shortest
+//!   length; past [`BmcOptions::max_bound`] it gives up with
+//!   [`Status::Unknown`];
+//! * counting blocks each solution on [`System::solution_vars`] (every
+//!   variable when empty) at every step and solves again, at the same
+//!   bound.
+//!
+//! Steps are 0-based (state `i` of a trace is step `i`; a bound `k` means
+//! `k` transitions and `k + 1` states).
+
+mod cnf;
+mod expr;
+mod solver;
+mod unroll;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+use std::rc::Rc;
+use std::str::FromStr;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rustsat::types::Lit;
+use serde::Serialize;
+use thiserror::Error;
+
+pub use cnf::{decode_dimacs_model, read_solver_output};
+
+use crate::ir::{EvalError, System, Trace, VarId};
+use cnf::ClauseLog;
+use solver::{Answer, Backend, Watch};
+use unroll::Unroller;
+
+/// The embedded SAT solver.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SolverKind {
+    /// BatSat, pure Rust; always built in.
+    #[default]
+    Batsat,
+    /// CaDiCaL; built in with the cargo feature `cadical`.
+    Cadical,
+}
+
+impl SolverKind {
+    /// Whether this solver is compiled into this build.
+    pub fn available(self) -> bool {
+        match self {
+            SolverKind::Batsat => true,
+            SolverKind::Cadical => cfg!(feature = "cadical"),
+        }
+    }
+}
+
+impl fmt::Display for SolverKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            SolverKind::Batsat => "batsat",
+            SolverKind::Cadical => "cadical",
+        })
+    }
+}
+
+impl FromStr for SolverKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "batsat" => Ok(SolverKind::Batsat),
+            "cadical" => Ok(SolverKind::Cadical),
+            _ => Err(format!(
+                "unknown SAT solver `{s}` (expected batsat or cadical)"
+            )),
+        }
+    }
+}
+
+/// How a finite-domain (non-boolean) variable becomes SAT variables.
+/// Booleans are always one SAT variable.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Encoding {
+    /// One SAT variable per value, exactly one true (at-most-one pairwise
+    /// up to 6 values, else by a ladder of auxiliary variables).
+    #[default]
+    OneHot,
+    /// `x ≥ v` for every value but the first (a chain of implications);
+    /// `x = v` is a two-literal conjunction.
+    Order,
+    /// The value's index in binary, codes past the domain forbidden;
+    /// `x = v` is a conjunction of all bits.
+    Log,
+}
+
+impl fmt::Display for Encoding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Encoding::OneHot => "onehot",
+            Encoding::Order => "order",
+            Encoding::Log => "log",
+        })
+    }
+}
+
+impl FromStr for Encoding {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "onehot" | "one-hot" => Ok(Encoding::OneHot),
+            "order" => Ok(Encoding::Order),
+            "log" => Ok(Encoding::Log),
+            _ => Err(format!(
+                "unknown encoding `{s}` (expected onehot, order or log)"
+            )),
+        }
+    }
+}
+
+/// Receives [`Progress`] events; called on the solving thread.
+pub type ProgressFn = Arc<dyn Fn(&Progress) + Send + Sync>;
+
+/// What the engine is doing when it reports progress.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Phase {
+    /// Frames up to `bound` have been encoded.
+    #[default]
+    Encoded,
+    /// A solve at `bound` is running (reported every half second).
+    Solving,
+    /// A solve at `bound` has answered.
+    Answered,
+}
+
+/// One progress event; its `Display` is a one-line summary for stderr.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Progress {
+    pub phase: Phase,
+    pub bound: usize,
+    pub vars: usize,
+    pub clauses: usize,
+    /// Solver calls so far.
+    pub solves: usize,
+    /// Solutions found so far.
+    pub found: usize,
+    /// Time in the current solve (when solving).
+    pub solve_elapsed: Duration,
+    /// Time since the engine started.
+    pub elapsed: Duration,
+}
+
+impl fmt::Display for Progress {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "bmc: bound {}, {} vars, {} clauses",
+            self.bound, self.vars, self.clauses
+        )?;
+        if self.phase == Phase::Solving {
+            write!(f, ", solving for {:.1} s", self.solve_elapsed.as_secs_f64())?;
+        }
+        if self.found > 0 {
+            write!(f, ", {} found", self.found)?;
+        }
+        write!(f, ", {:.1} s", self.elapsed.as_secs_f64())
+    }
+}
+
+/// Options of [`solve`].
+#[derive(Clone)]
+pub struct BmcOptions {
+    /// Solve at exactly this bound; `None` uses [`System::bound`], and if
+    /// that is unknown too, searches for the shortest bound.
+    pub bound: Option<usize>,
+    /// The largest bound tried by the search (when no bound is known).
+    pub max_bound: usize,
+    /// `None`: stop at the first solution. `Some(n)`, `n ≥ 1`: look for up
+    /// to `n` solutions (`Some(2)` decides uniqueness). `Some(0)`: all of
+    /// them, up to `count_cap`.
+    pub count: Option<usize>,
+    /// The most solutions `Some(0)` enumerates.
+    pub count_cap: usize,
+    pub solver: SolverKind,
+    pub encoding: Encoding,
+    /// Give up (status unknown, or fewer solutions than asked) after this
+    /// long; checked inside running solves too.
+    pub timeout: Option<Duration>,
+    /// Set this flag from another thread (e.g. on Ctrl-C) to stop.
+    pub interrupt: Option<Arc<AtomicBool>>,
+    pub progress: Option<ProgressFn>,
+}
+
+impl Default for BmcOptions {
+    fn default() -> Self {
+        BmcOptions {
+            bound: None,
+            max_bound: 1000,
+            count: None,
+            count_cap: 10_000,
+            solver: SolverKind::default(),
+            encoding: Encoding::default(),
+            timeout: None,
+            interrupt: None,
+            progress: None,
+        }
+    }
+}
+
+impl fmt::Debug for BmcOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BmcOptions")
+            .field("bound", &self.bound)
+            .field("max_bound", &self.max_bound)
+            .field("count", &self.count)
+            .field("count_cap", &self.count_cap)
+            .field("solver", &self.solver)
+            .field("encoding", &self.encoding)
+            .field("timeout", &self.timeout)
+            .field("interrupt", &self.interrupt.is_some())
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+/// The verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// At least one solution was found (and verified).
+    Solved,
+    /// No solution exists at the exact bound.
+    Unsat,
+    /// A limit was reached before an answer: see [`BmcResult::limit`].
+    Unknown,
+}
+
+impl fmt::Display for Status {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Status::Solved => "solved",
+            Status::Unsat => "unsat",
+            Status::Unknown => "unknown",
+        })
+    }
+}
+
+/// The limit that ended a search early.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Limit {
+    Timeout,
+    Interrupted,
+    /// No solution up to this bound (the search bound was unknown).
+    MaxBound(usize),
+    /// Counting stopped at this many solutions.
+    CountCap(usize),
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Limit::Timeout => f.write_str("timeout"),
+            Limit::Interrupted => f.write_str("interrupted"),
+            Limit::MaxBound(k) => write!(f, "no solution up to bound {k}"),
+            Limit::CountCap(n) => write!(f, "stopped counting at {n} solutions"),
+        }
+    }
+}
+
+/// The answer of [`solve`].
+#[derive(Clone, Debug)]
+pub struct BmcResult {
+    pub status: Status,
+    /// The solutions found, in the order found, each verified by
+    /// [`System::check`]; pairwise different on the solution variables.
+    pub traces: Vec<Trace>,
+    /// Every solution at this bound has been found (the last solve, with
+    /// all found ones blocked, was unsatisfiable).
+    pub exhausted: bool,
+    /// `Some(true)`: exactly one solution exists; `Some(false)`: at least
+    /// two; `None`: not decided (counting not asked for, or stopped).
+    pub unique: Option<bool>,
+    /// The bound of the answer: the solutions' length in transitions, the
+    /// exact bound that was refuted, or the last bound tried.
+    pub bound: usize,
+    /// Whether the bound was given (options or system) rather than searched.
+    pub bound_given: bool,
+    /// Why the search stopped early, if it did.
+    pub limit: Option<Limit>,
+    pub vars: usize,
+    pub clauses: usize,
+    pub solves: usize,
+    /// Time until the first solution was verified.
+    pub time_to_first: Option<Duration>,
+    pub time: Duration,
+    pub solver: SolverKind,
+    pub encoding: Encoding,
+}
+
+impl BmcResult {
+    /// Number of solutions found.
+    pub fn found(&self) -> usize {
+        self.traces.len()
+    }
+}
+
+/// What can go wrong in the engine.
+#[derive(Debug, Error)]
+pub enum BmcError {
+    #[error("step {step}: cannot encode {what}: {why}")]
+    Encode {
+        step: usize,
+        what: String,
+        why: String,
+    },
+    #[error("the SAT solver failed: {0}")]
+    Solver(String),
+    #[error("SAT solver `{0}` is not built in (rebuild checkmate with `--features {0}`)")]
+    SolverUnavailable(SolverKind),
+    #[error("state {step}: cannot decode `{var}` from the model: {why}")]
+    Decode {
+        step: usize,
+        var: String,
+        why: String,
+    },
+    #[error("engine bug: the trace found at bound {bound} is not a solution: {source}")]
+    Verify {
+        bound: usize,
+        #[source]
+        source: EvalError,
+    },
+    #[error("DIMACS line {line}: {why}")]
+    Dimacs { line: usize, why: String },
+}
+
+/// Solves `sys` with the embedded bounded model checker (see the module
+/// documentation for how it searches).
+pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
+    let watch = Rc::new(Watch::new(
+        opts.timeout,
+        opts.interrupt.clone(),
+        opts.progress.clone(),
+    ));
+    let backend = solver::make(opts.solver, watch.clone())?;
+    let search = Search {
+        u: Unroller::new(sys, opts.encoding, backend)?,
+        opts,
+        watch,
+        traces: Vec::new(),
+        solves: 0,
+        time_to_first: None,
+    };
+    match opts.bound.or(sys.bound) {
+        Some(k) => search.exact(k),
+        None => search.shortest(),
+    }
+}
+
+/// The DIMACS text of the unrolling at bound `k` with the goal asserted at
+/// step `k`: exactly the clauses the embedded solver receives when it
+/// solves at a known bound. Comment lines: `c bound K`, `c encoding E`,
+/// and `c var N = name@step=value` (one-hot and booleans; booleans are
+/// labelled by their `TRUE` value), `name@step>=value` (order) or
+/// `name@step:bitI` (log); frozen variables appear at step 0 only.
+pub fn dimacs(sys: &System, k: usize, encoding: Encoding) -> Result<String, BmcError> {
+    let mut u = Unroller::new(sys, encoding, ClauseLog::default())?;
+    u.extend_to(k)?;
+    u.assert_goal(k)?;
+    let header = vec![
+        "checkmate bounded model checking: the system unrolled, goal at the last step".to_string(),
+        format!("bound {k}"),
+        format!("encoding {encoding}"),
+        "lines `var N = name@step=value`: SAT variable N is true iff the variable has that value"
+            .into(),
+    ];
+    Ok(cnf::render(
+        sys,
+        &header,
+        u.labels(),
+        u.n_vars(),
+        &u.sink.clauses,
+    ))
+}
+
+/// The state of one call of [`solve`].
+struct Search<'s, 'o> {
+    u: Unroller<'s, Box<dyn Backend>>,
+    opts: &'o BmcOptions,
+    watch: Rc<Watch>,
+    traces: Vec<Trace>,
+    solves: usize,
+    time_to_first: Option<Duration>,
+}
+
+impl Search<'_, '_> {
+    /// Solves at exactly bound `k`.
+    fn exact(mut self, k: usize) -> Result<BmcResult, BmcError> {
+        for step in 0..=k {
+            if self.watch.check() {
+                return Ok(self.finish(k, true, false));
+            }
+            self.u.extend_to(step)?;
+        }
+        self.u.assert_goal(k)?;
+        self.report(k, Phase::Encoded);
+        let exhausted = self.enumerate(k, &[])?;
+        Ok(self.finish(k, true, exhausted))
+    }
+
+    /// Searches `k = 0, 1, …` with the goal at `k` as an assumption.
+    fn shortest(mut self) -> Result<BmcResult, BmcError> {
+        for k in 0..=self.opts.max_bound {
+            if self.watch.check() {
+                return Ok(self.finish(k, false, false));
+            }
+            self.u.extend_to(k)?;
+            let goal = self.u.goal_lit(k)?;
+            self.report(k, Phase::Encoded);
+            let exhausted = self.enumerate(k, &[goal])?;
+            if !self.traces.is_empty() || self.watch.stopped.get().is_some() {
+                return Ok(self.finish(k, false, exhausted));
+            }
+        }
+        let max = self.opts.max_bound;
+        let mut r = self.finish(max, false, false);
+        r.limit = Some(Limit::MaxBound(max));
+        Ok(r)
+    }
+
+    /// How many solutions to look for.
+    fn target(&self) -> usize {
+        match self.opts.count {
+            None => 1,
+            Some(0) => self.opts.count_cap.max(1),
+            Some(n) => n,
+        }
+    }
+
+    /// Finds solutions at bound `k` under `assumptions` until the target
+    /// is reached, the solver says there are no more (returns `true`), or
+    /// a limit stops it.
+    fn enumerate(&mut self, k: usize, assumptions: &[Lit]) -> Result<bool, BmcError> {
+        let target = self.target();
+        loop {
+            let answer = self.u.sink.solve(assumptions)?;
+            self.solves += 1;
+            if answer != Answer::Sat {
+                self.report(k, Phase::Answered);
+                return Ok(answer == Answer::Unsat);
+            }
+            let trace = {
+                let sink = &self.u.sink;
+                self.u.decode(k, &mut |v| sink.value(v))?
+            };
+            self.u
+                .sys
+                .check(&trace)
+                .map_err(|source| BmcError::Verify { bound: k, source })?;
+            self.time_to_first.get_or_insert(self.watch.elapsed());
+            self.block(k, &trace)?;
+            self.traces.push(trace);
+            self.report(k, Phase::Answered);
+            if self.traces.len() >= target {
+                return Ok(false);
+            }
+        }
+    }
+
+    /// Forbids `trace` (on the solution variables) from being found again.
+    fn block(&mut self, k: usize, trace: &Trace) -> Result<(), BmcError> {
+        let sys = self.u.sys;
+        let vars: Vec<VarId> = if sys.solution_vars.is_empty() {
+            (0..sys.vars.len() as u32).map(VarId).collect()
+        } else {
+            sys.solution_vars.clone()
+        };
+        let mut clause = Vec::new();
+        for step in 0..=k {
+            for &v in &vars {
+                if sys.var(v).frozen && step > 0 {
+                    continue;
+                }
+                let l = self.u.value_lit(v, step, &trace.states[step][v.index()])?;
+                clause.push(!l);
+            }
+        }
+        self.u.clause(&clause)
+    }
+
+    fn report(&self, k: usize, phase: Phase) {
+        self.watch.current.set(Progress {
+            phase: Phase::Encoded,
+            bound: k,
+            vars: self.u.n_vars() as usize,
+            clauses: self.u.n_clauses(),
+            solves: self.solves,
+            found: self.traces.len(),
+            solve_elapsed: Duration::ZERO,
+            elapsed: Duration::ZERO,
+        });
+        self.watch.report(phase);
+    }
+
+    fn finish(self, k: usize, bound_given: bool, exhausted: bool) -> BmcResult {
+        let found = self.traces.len();
+        let limit = self.watch.stopped.get().or_else(|| {
+            (self.opts.count == Some(0) && !exhausted && found >= self.target())
+                .then_some(Limit::CountCap(found))
+        });
+        let status = if found > 0 {
+            Status::Solved
+        } else if exhausted && bound_given {
+            Status::Unsat
+        } else {
+            Status::Unknown
+        };
+        let counting = self.opts.count.is_some();
+        let unique = match (found, exhausted) {
+            (2.., _) => Some(false),
+            (1, true) => Some(true),
+            (0, true) if counting => Some(false),
+            _ => None,
+        };
+        BmcResult {
+            status,
+            traces: self.traces,
+            exhausted,
+            unique,
+            bound: k,
+            bound_given,
+            limit,
+            vars: self.u.n_vars() as usize,
+            clauses: self.u.n_clauses(),
+            solves: self.solves,
+            time_to_first: self.time_to_first,
+            time: self.watch.elapsed(),
+            solver: self.opts.solver,
+            encoding: self.opts.encoding,
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! The embedded SAT solvers behind one small interface, and the watch
+//! that stops a solve at a deadline or on an interrupt flag and reports
+//! progress while it runs.
+//!
+//! Input: clauses and assumptions over rustsat literals. Output: the
+//! answer of each solve and the model's values, always read through
+//! positive literals (some rustsat 0.7 backends get negative ones wrong).
+//!
+//! Invariants: a solve stopped by the watch answers [`Answer::Stopped`]
+//! and records why in [`Watch::stopped`]; a single long solve is
+//! interrupted from inside the solver's own callback, not between solves.
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rustsat::solvers::{Solve, SolveIncremental, SolverResult};
+use rustsat::types::{Lit, TernaryVal, Var};
+
+use super::cnf::Sink;
+use super::{BmcError, Limit, Phase, Progress, ProgressFn, SolverKind};
+
+/// Decides when to stop and emits progress lines during long solves.
+pub(crate) struct Watch {
+    deadline: Option<Instant>,
+    interrupt: Option<Arc<AtomicBool>>,
+    progress: Option<ProgressFn>,
+    started: Instant,
+    /// What to report while a solve runs (bound, sizes, ...).
+    pub current: Cell<Progress>,
+    solve_started: Cell<Instant>,
+    last_report: Cell<Instant>,
+    ticks: Cell<u32>,
+    pub stopped: Cell<Option<Limit>>,
+}
+
+/// How often a running solve reports progress.
+const REPORT_EVERY: Duration = Duration::from_millis(500);
+
+impl Watch {
+    pub fn new(
+        timeout: Option<Duration>,
+        interrupt: Option<Arc<AtomicBool>>,
+        progress: Option<ProgressFn>,
+    ) -> Watch {
+        let now = Instant::now();
+        Watch {
+            deadline: timeout.map(|t| now + t),
+            interrupt,
+            progress,
+            started: now,
+            current: Cell::new(Progress::default()),
+            solve_started: Cell::new(now),
+            last_report: Cell::new(now),
+            ticks: Cell::new(0),
+            stopped: Cell::new(None),
+        }
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
+    /// Whether a limit has been reached (and records which).
+    pub fn check(&self) -> bool {
+        if self.stopped.get().is_some() {
+            return true;
+        }
+        if self
+            .interrupt
+            .as_ref()
+            .is_some_and(|f| f.load(Ordering::Relaxed))
+        {
+            self.stopped.set(Some(Limit::Interrupted));
+            return true;
+        }
+        if self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.stopped.set(Some(Limit::Timeout));
+            return true;
+        }
+        false
+    }
+
+    /// Sends a progress event (if anyone listens).
+    pub fn report(&self, phase: Phase) {
+        if let Some(f) = &self.progress {
+            let mut p = self.current.get();
+            p.phase = phase;
+            p.elapsed = self.elapsed();
+            if phase == Phase::Solving {
+                p.solve_elapsed = self.solve_started.get().elapsed();
+            }
+            f(&p);
+            self.last_report.set(Instant::now());
+        }
+    }
+
+    fn begin_solve(&self) {
+        let now = Instant::now();
+        self.solve_started.set(now);
+        self.last_report.set(now);
+    }
+
+    /// Called by the solver very often: checks the limits every few
+    /// hundred calls and reports progress every half second.
+    fn tick(&self) -> bool {
+        let t = self.ticks.get().wrapping_add(1);
+        self.ticks.set(t);
+        if !t.is_multiple_of(256) {
+            return self.stopped.get().is_some();
+        }
+        if self.progress.is_some() && self.last_report.get().elapsed() >= REPORT_EVERY {
+            self.report(Phase::Solving);
+        }
+        self.check()
+    }
+}
+
+/// The answer of one solve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Answer {
+    Sat,
+    Unsat,
+    Stopped,
+}
+
+/// An embedded incremental SAT solver.
+pub(crate) trait Backend: Sink {
+    fn solve(&mut self, assumptions: &[Lit]) -> Result<Answer, BmcError>;
+    /// The value of `var` in the last model.
+    fn value(&self, var: Var) -> Result<bool, BmcError>;
+}
+
+/// Makes the backend named by `kind`, watched by `watch`.
+pub(crate) fn make(kind: SolverKind, watch: Rc<Watch>) -> Result<Box<dyn Backend>, BmcError> {
+    match kind {
+        SolverKind::Batsat => Ok(Box::new(Batsat::new(watch))),
+        #[cfg(feature = "cadical")]
+        SolverKind::Cadical => Ok(Box::new(Cadical::new(watch))),
+        #[cfg(not(feature = "cadical"))]
+        SolverKind::Cadical => Err(BmcError::SolverUnavailable(kind)),
+    }
+}
+
+impl Sink for Box<dyn Backend> {
+    fn add_clause(&mut self, lits: &[Lit]) -> Result<(), BmcError> {
+        (**self).add_clause(lits)
+    }
+}
+
+fn solver_err(e: impl std::fmt::Display) -> BmcError {
+    BmcError::Solver(e.to_string())
+}
+
+fn answer(r: SolverResult) -> Answer {
+    match r {
+        SolverResult::Sat => Answer::Sat,
+        SolverResult::Unsat => Answer::Unsat,
+        SolverResult::Interrupted => Answer::Stopped,
+    }
+}
+
+fn read(v: TernaryVal) -> bool {
+    // A variable the solver left unassigned may take either value; all
+    // variables that matter occur in clauses and are assigned.
+    v == TernaryVal::True
+}
+
+/// batsat's callbacks: stop when the watch says so.
+#[derive(Default)]
+struct Stopper(Option<Rc<Watch>>);
+
+impl batsat::Callbacks for Stopper {
+    fn stop(&self) -> bool {
+        self.0.as_ref().is_some_and(|w| w.tick())
+    }
+}
+
+/// BatSat (pure Rust, always available).
+struct Batsat {
+    solver: rustsat_batsat::Solver<Stopper>,
+    watch: Rc<Watch>,
+}
+
+impl Batsat {
+    fn new(watch: Rc<Watch>) -> Batsat {
+        let mut solver = rustsat_batsat::Solver::<Stopper>::default();
+        *solver.batsat_mut().cb_mut() = Stopper(Some(watch.clone()));
+        Batsat { solver, watch }
+    }
+}
+
+impl Sink for Batsat {
+    fn add_clause(&mut self, lits: &[Lit]) -> Result<(), BmcError> {
+        self.solver.add_clause_ref(lits).map_err(solver_err)
+    }
+}
+
+impl Backend for Batsat {
+    fn solve(&mut self, assumptions: &[Lit]) -> Result<Answer, BmcError> {
+        if self.watch.check() {
+            return Ok(Answer::Stopped);
+        }
+        self.watch.begin_solve();
+        let r = self.solver.solve_assumps(assumptions).map_err(solver_err)?;
+        Ok(answer(r))
+    }
+
+    fn value(&self, var: Var) -> Result<bool, BmcError> {
+        Ok(read(
+            self.solver.lit_val(var.pos_lit()).map_err(solver_err)?,
+        ))
+    }
+}
+
+/// CaDiCaL (C++, behind the `cadical` feature).
+#[cfg(feature = "cadical")]
+struct Cadical {
+    solver: rustsat_cadical::CaDiCaL<'static, 'static>,
+    watch: Rc<Watch>,
+}
+
+#[cfg(feature = "cadical")]
+impl Cadical {
+    fn new(watch: Rc<Watch>) -> Cadical {
+        use rustsat::solvers::{ControlSignal, Terminate};
+        let mut solver = rustsat_cadical::CaDiCaL::default();
+        let w = watch.clone();
+        solver.attach_terminator(move || {
+            if w.tick() {
+                ControlSignal::Terminate
+            } else {
+                ControlSignal::Continue
+            }
+        });
+        Cadical { solver, watch }
+    }
+}
+
+#[cfg(feature = "cadical")]
+impl Sink for Cadical {
+    fn add_clause(&mut self, lits: &[Lit]) -> Result<(), BmcError> {
+        self.solver.add_clause_ref(lits).map_err(solver_err)
+    }
+}
+
+#[cfg(feature = "cadical")]
+impl Backend for Cadical {
+    fn solve(&mut self, assumptions: &[Lit]) -> Result<Answer, BmcError> {
+        if self.watch.check() {
+            return Ok(Answer::Stopped);
+        }
+        self.watch.begin_solve();
+        let r = self.solver.solve_assumps(assumptions).map_err(solver_err)?;
+        Ok(answer(r))
+    }
+
+    fn value(&self, var: Var) -> Result<bool, BmcError> {
+        Ok(read(
+            self.solver.lit_val(var.pos_lit()).map_err(solver_err)?,
+        ))
+    }
+}

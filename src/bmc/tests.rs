@@ -1,0 +1,884 @@
+//! Unit tests of the engine on hand-built systems, and a differential
+//! test against brute-force enumeration of paths on random small systems.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::*;
+use crate::ir::{Assign, Constraint, Domain, Expr, Value};
+
+const ENCODINGS: [Encoding; 3] = [Encoding::OneHot, Encoding::Order, Encoding::Log];
+
+fn opts(enc: Encoding) -> BmcOptions {
+    BmcOptions {
+        encoding: enc,
+        ..BmcOptions::default()
+    }
+}
+
+fn ints(t: &Trace, v: VarId) -> Vec<i64> {
+    t.states
+        .iter()
+        .map(|s| match s[v.index()] {
+            Value::Int(i) => i,
+            ref other => panic!("not an int: {other}"),
+        })
+        .collect()
+}
+
+/// A counter 0..3 that must reach 3, stepping by 1 or 2 while below 2.
+fn counter() -> (System, VarId) {
+    let mut sys = System::default();
+    let x = sys.add_var("x", Domain::Range { lo: 0, hi: 3 }, false);
+    sys.init_assign.push(Assign {
+        var: x,
+        value: Expr::int(0),
+    });
+    sys.next_assign.push(Assign {
+        var: x,
+        value: Expr::Case(vec![
+            (
+                Expr::lt(Expr::var(x), Expr::int(2)),
+                Expr::Set(vec![
+                    Expr::Add(vec![Expr::var(x), Expr::int(1)]),
+                    Expr::Add(vec![Expr::var(x), Expr::int(2)]),
+                ]),
+            ),
+            (Expr::t(), Expr::int(3)),
+        ]),
+    });
+    sys.goal = sys.add_define("goal", Expr::eq(Expr::var(x), Expr::int(3)));
+    (sys, x)
+}
+
+#[test]
+fn finds_the_shortest_bound_of_a_nondeterministic_counter() {
+    let (sys, x) = counter();
+    for enc in ENCODINGS {
+        let r = solve(&sys, &opts(enc)).unwrap();
+        assert_eq!(r.status, Status::Solved, "{enc}");
+        assert_eq!(r.bound, 2);
+        assert!(!r.bound_given);
+        let path = ints(&r.traces[0], x);
+        assert!(path == [0, 1, 3] || path == [0, 2, 3], "{path:?}");
+        assert_eq!(r.unique, None);
+    }
+}
+
+#[test]
+fn counts_every_path_at_the_shortest_and_at_an_exact_bound() {
+    let (sys, x) = counter();
+    for enc in ENCODINGS {
+        let all = BmcOptions {
+            count: Some(0),
+            ..opts(enc)
+        };
+        let r = solve(&sys, &all).unwrap();
+        assert_eq!((r.found(), r.exhausted, r.unique), (2, true, Some(false)));
+        let r = solve(
+            &sys,
+            &BmcOptions {
+                bound: Some(3),
+                ..all.clone()
+            },
+        )
+        .unwrap();
+        let mut paths: Vec<Vec<i64>> = r.traces.iter().map(|t| ints(t, x)).collect();
+        paths.sort();
+        assert_eq!(paths, [[0, 1, 2, 3], [0, 1, 3, 3], [0, 2, 3, 3]], "{enc}");
+        assert!(r.exhausted && r.bound_given);
+    }
+}
+
+#[test]
+fn count_two_decides_uniqueness_and_count_one_does_not() {
+    let (mut sys, _) = counter();
+    sys.bound = Some(3);
+    let two = solve(
+        &sys,
+        &BmcOptions {
+            count: Some(2),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        (two.found(), two.exhausted, two.unique),
+        (2, false, Some(false))
+    );
+    let one = solve(
+        &sys,
+        &BmcOptions {
+            count: Some(1),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!((one.found(), one.unique), (1, None));
+    // At bound 1 nothing reaches 3: unsat, and (when counting) not unique.
+    let r = solve(
+        &sys,
+        &BmcOptions {
+            bound: Some(1),
+            count: Some(2),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        (r.status, r.exhausted, r.unique),
+        (Status::Unsat, true, Some(false))
+    );
+}
+
+#[test]
+fn a_unique_solution_is_reported_unique() {
+    let (mut sys, _) = counter();
+    sys.bound = Some(2);
+    // Forbid stepping through 1: only 0, 2, 3 remains.
+    sys.invar.push(Constraint {
+        label: "no one".into(),
+        expr: Expr::negate(Expr::eq(Expr::var(VarId(0)), Expr::int(1))),
+    });
+    for enc in ENCODINGS {
+        let r = solve(
+            &sys,
+            &BmcOptions {
+                count: Some(2),
+                ..opts(enc)
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            (r.found(), r.exhausted, r.unique),
+            (1, true, Some(true)),
+            "{enc}"
+        );
+    }
+}
+
+#[test]
+fn unsat_at_an_exact_bound_and_unknown_past_the_search_limit() {
+    let (mut sys, x) = counter();
+    sys.invar.push(Constraint {
+        label: "never 3".into(),
+        expr: Expr::negate(Expr::eq(Expr::var(x), Expr::int(3))),
+    });
+    for enc in ENCODINGS {
+        let r = solve(
+            &sys,
+            &BmcOptions {
+                bound: Some(4),
+                ..opts(enc)
+            },
+        )
+        .unwrap();
+        assert_eq!(r.status, Status::Unsat);
+        assert!(r.exhausted && r.traces.is_empty() && r.limit.is_none());
+        let r = solve(
+            &sys,
+            &BmcOptions {
+                max_bound: 5,
+                ..opts(enc)
+            },
+        )
+        .unwrap();
+        assert_eq!(r.status, Status::Unknown);
+        assert_eq!(r.limit, Some(Limit::MaxBound(5)));
+    }
+}
+
+/// `x` adds a frozen, unassigned step `s` each move until it would pass 9.
+fn frozen_stepper() -> (System, VarId, VarId) {
+    let mut sys = System::default();
+    let x = sys.add_var("x", Domain::Range { lo: 0, hi: 9 }, false);
+    let s = sys.add_var("s", Domain::Range { lo: 0, hi: 4 }, true);
+    let sum = Expr::Add(vec![Expr::var(x), Expr::var(s)]);
+    sys.init_assign.push(Assign {
+        var: x,
+        value: Expr::int(0),
+    });
+    sys.next_assign.push(Assign {
+        var: x,
+        value: Expr::Case(vec![
+            (Expr::le(sum.clone(), Expr::int(9)), sum),
+            (Expr::t(), Expr::var(x)),
+        ]),
+    });
+    sys.goal = Expr::eq(Expr::var(x), Expr::int(6));
+    sys.bound = Some(3);
+    (sys, x, s)
+}
+
+#[test]
+fn frozen_variables_keep_one_value_along_the_path() {
+    let (sys, x, s) = frozen_stepper();
+    for enc in ENCODINGS {
+        let r = solve(
+            &sys,
+            &BmcOptions {
+                count: Some(0),
+                ..opts(enc)
+            },
+        )
+        .unwrap();
+        assert_eq!((r.found(), r.unique), (1, Some(true)), "{enc}");
+        assert_eq!(ints(&r.traces[0], x), [0, 2, 4, 6]);
+        assert_eq!(ints(&r.traces[0], s), [2, 2, 2, 2]);
+    }
+}
+
+#[test]
+fn counting_blocks_on_the_solution_variables_only() {
+    // Two booleans, free; only `a` tells solutions apart.
+    let mut sys = System::default();
+    let a = sys.add_var("a", Domain::Bool, false);
+    let _b = sys.add_var("b", Domain::Bool, false);
+    sys.bound = Some(0);
+    sys.solution_vars = vec![a];
+    let r = solve(
+        &sys,
+        &BmcOptions {
+            count: Some(0),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(r.found(), 2);
+    sys.solution_vars.clear();
+    let r = solve(
+        &sys,
+        &BmcOptions {
+            count: Some(0),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(r.found(), 4);
+    let r = solve(
+        &sys,
+        &BmcOptions {
+            count: Some(0),
+            count_cap: 3,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        (r.found(), r.exhausted, r.limit),
+        (3, false, Some(Limit::CountCap(3)))
+    );
+}
+
+#[test]
+fn integers_through_add_sub_and_count() {
+    // b[0..4) free; n = count(b); goal: n + 1 = 3 and b[0] - b[0] ... as ints:
+    // exactly two of four are set, and k - n < 1 for a frozen k in 0..3.
+    let mut sys = System::default();
+    let b = sys.add_family("b", 4, Domain::Bool, false);
+    let n = sys.add_var("n", Domain::Range { lo: 0, hi: 4 }, false);
+    let k = sys.add_var("k", Domain::Range { lo: 0, hi: 3 }, true);
+    let count = Expr::Count(b.iter().map(|&v| Expr::var(v)).collect());
+    sys.invar.push(Constraint {
+        label: "n counts b".into(),
+        expr: Expr::eq(Expr::var(n), count),
+    });
+    sys.goal = Expr::And(vec![
+        Expr::eq(Expr::Add(vec![Expr::var(n), Expr::int(1)]), Expr::int(3)),
+        Expr::lt(
+            Expr::Sub(Box::new(Expr::var(k)), Box::new(Expr::var(n))),
+            Expr::int(1),
+        ),
+    ]);
+    sys.bound = Some(0);
+    sys.solution_vars = b.clone();
+    sys.solution_vars.push(k);
+    for enc in ENCODINGS {
+        let r = solve(
+            &sys,
+            &BmcOptions {
+                count: Some(0),
+                ..opts(enc)
+            },
+        )
+        .unwrap();
+        // C(4, 2) = 6 ways, times k in {0, 1, 2}.
+        assert_eq!((r.found(), r.exhausted), (18, true), "{enc}");
+    }
+}
+
+#[test]
+fn case_takes_the_first_true_guard() {
+    // Overlapping guards: x >= 1 wins over x >= 0.
+    let mut sys = System::default();
+    let x = sys.add_var("x", Domain::Range { lo: 0, hi: 3 }, false);
+    sys.init_assign.push(Assign {
+        var: x,
+        value: Expr::Set(vec![Expr::int(0), Expr::int(1)]),
+    });
+    sys.next_assign.push(Assign {
+        var: x,
+        value: Expr::Case(vec![
+            (Expr::le(Expr::int(1), Expr::var(x)), Expr::int(0)),
+            (Expr::le(Expr::int(0), Expr::var(x)), Expr::int(2)),
+        ]),
+    });
+    sys.bound = Some(2);
+    for enc in ENCODINGS {
+        let r = solve(
+            &sys,
+            &BmcOptions {
+                count: Some(0),
+                ..opts(enc)
+            },
+        )
+        .unwrap();
+        let mut paths: Vec<Vec<i64>> = r.traces.iter().map(|t| ints(t, x)).collect();
+        paths.sort();
+        assert_eq!(paths, [[0, 2, 0], [1, 0, 2]], "{enc}");
+    }
+}
+
+#[test]
+fn enums_membership_and_ite() {
+    let mut sys = System::default();
+    let colours = Domain::Enum(vec!["red".into(), "green".into(), "blue".into()]);
+    let c = sys.add_var("c", colours, false);
+    let flip = sys.add_var("flip", Domain::Bool, false);
+    sys.init_assign.push(Assign {
+        var: c,
+        value: Expr::sym("red"),
+    });
+    sys.next_assign.push(Assign {
+        var: c,
+        value: Expr::ite(
+            Expr::var(flip),
+            Expr::Set(vec![Expr::sym("green"), Expr::sym("blue")]),
+            Expr::var(c),
+        ),
+    });
+    sys.goal = Expr::is_in(Expr::var(c), vec![Expr::sym("blue")]);
+    for enc in ENCODINGS {
+        let r = solve(
+            &sys,
+            &BmcOptions {
+                count: Some(0),
+                ..opts(enc)
+            },
+        )
+        .unwrap();
+        assert_eq!((r.bound, r.found()), (1, 2), "{enc}"); // flip at step 1: free
+        let t = &r.traces[0];
+        assert_eq!(t.states[0][flip.index()], Value::Bool(true));
+    }
+}
+
+#[test]
+fn encoding_errors_name_the_step_and_constraint() {
+    let mut sys = System::default();
+    let x = sys.add_var("x", Domain::Range { lo: 0, hi: 3 }, false);
+    sys.invar.push(Constraint {
+        label: "nonsense".into(),
+        expr: Expr::And(vec![Expr::var(x)]),
+    });
+    let err = solve(
+        &sys,
+        &BmcOptions {
+            bound: Some(0),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, BmcError::Encode { step: 0, what, .. } if what.contains("nonsense")),
+        "{err}"
+    );
+    let mut sys = System::default();
+    let x = sys.add_var("x", Domain::Bool, false);
+    sys.invar.push(Constraint {
+        label: "no next here".into(),
+        expr: Expr::next(x),
+    });
+    let err = solve(
+        &sys,
+        &BmcOptions {
+            bound: Some(0),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("next(x) outside a transition"),
+        "{err}"
+    );
+}
+
+/// Pigeons into holes, one too few holes: hard for resolution.
+fn pigeonhole(holes: i64) -> System {
+    let mut sys = System::default();
+    let p = sys.add_family(
+        "p",
+        holes as usize + 1,
+        Domain::Range {
+            lo: 0,
+            hi: holes - 1,
+        },
+        true,
+    );
+    let mut distinct = Vec::new();
+    for i in 0..p.len() {
+        for j in i + 1..p.len() {
+            distinct.push(Expr::negate(Expr::eq(Expr::var(p[i]), Expr::var(p[j]))));
+        }
+    }
+    sys.goal = Expr::And(distinct);
+    sys.bound = Some(0);
+    sys
+}
+
+/// The solvers compiled into this build.
+fn solvers() -> Vec<SolverKind> {
+    [SolverKind::Batsat, SolverKind::Cadical]
+        .into_iter()
+        .filter(|s| s.available())
+        .collect()
+}
+
+#[test]
+fn a_timeout_interrupts_a_single_long_solve() {
+    for solver in solvers() {
+        let r = solve(
+            &pigeonhole(12),
+            &BmcOptions {
+                timeout: Some(Duration::from_millis(200)),
+                solver,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            (r.status, r.limit),
+            (Status::Unknown, Some(Limit::Timeout)),
+            "{solver}"
+        );
+        assert_eq!(r.solves, 1);
+    }
+}
+
+#[test]
+fn an_interrupt_flag_stops_the_search() {
+    let flag = Arc::new(AtomicBool::new(true));
+    let r = solve(
+        &pigeonhole(4),
+        &BmcOptions {
+            interrupt: Some(flag),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(
+        (r.status, r.limit),
+        (Status::Unknown, Some(Limit::Interrupted))
+    );
+}
+
+#[test]
+fn progress_reports_bounds_and_sizes() {
+    let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
+    let sink = seen.clone();
+    let (sys, _) = counter();
+    let r = solve(
+        &sys,
+        &BmcOptions {
+            progress: Some(Arc::new(move |p: &Progress| sink.lock().unwrap().push(*p))),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let seen = seen.lock().unwrap();
+    let bounds: Vec<usize> = seen
+        .iter()
+        .filter(|p| p.phase == Phase::Answered)
+        .map(|p| p.bound)
+        .collect();
+    assert_eq!(bounds, [0, 1, 2]);
+    let last = seen.last().unwrap();
+    assert_eq!((last.found, last.vars), (1, r.vars));
+    assert!(last.to_string().starts_with("bmc: bound 2, "), "{last}");
+}
+
+#[test]
+fn cadical_is_reported_missing_or_agrees() {
+    let (sys, _) = counter();
+    let o = BmcOptions {
+        solver: SolverKind::Cadical,
+        count: Some(0),
+        ..Default::default()
+    };
+    match solve(&sys, &o) {
+        Ok(r) => {
+            assert!(SolverKind::Cadical.available());
+            assert_eq!(r.found(), 2);
+        }
+        Err(e) => {
+            assert!(!SolverKind::Cadical.available());
+            assert!(matches!(
+                e,
+                BmcError::SolverUnavailable(SolverKind::Cadical)
+            ));
+        }
+    }
+}
+
+#[test]
+fn dimacs_models_decode_to_the_same_traces() {
+    // Decode a model found by the embedded solver on the DIMACS text
+    // itself: every solution of the counter at bound 3, by enumeration
+    // with a tiny DPLL-free check: the embedded traces' labelled literals.
+    let (sys, _) = counter();
+    for enc in ENCODINGS {
+        let text = dimacs(&sys, 3, enc).unwrap();
+        assert!(text.contains("c bound 3\n"));
+        let p_line = text.lines().find(|l| l.starts_with("p cnf ")).unwrap();
+        let n_clauses: usize = p_line.split_whitespace().nth(3).unwrap().parse().unwrap();
+        let clause_lines = text
+            .lines()
+            .filter(|l| !l.starts_with('c') && !l.starts_with('p'));
+        assert_eq!(clause_lines.count(), n_clauses);
+        // Solve the text with batsat through rustsat's DIMACS reader.
+        let model = solve_dimacs_text(&text).expect("satisfiable");
+        let trace = decode_dimacs_model(&sys, &text, &model).unwrap();
+        assert_eq!(sys.check(&trace), Ok(()), "{enc}");
+    }
+}
+
+/// Solves DIMACS text with a fresh batsat; returns the model as DIMACS
+/// literals, or `None` when unsatisfiable.
+pub(crate) fn solve_dimacs_text(text: &str) -> Option<Vec<i32>> {
+    use rustsat::instances::SatInstance;
+    use rustsat::solvers::{Solve, SolverResult};
+    let inst: SatInstance = SatInstance::from_dimacs(&mut std::io::BufReader::new(text.as_bytes()))
+        .expect("our own DIMACS parses");
+    let (cnf, vm) = inst.into_cnf();
+    let mut s = rustsat_batsat::BasicSolver::default();
+    s.add_cnf(cnf).unwrap();
+    match s.solve().unwrap() {
+        SolverResult::Sat => {}
+        _ => return None,
+    }
+    let n = rustsat::instances::ManageVars::n_used(&vm);
+    Some(
+        (0..n)
+            .map(|i| {
+                let v = rustsat::types::Var::new(i);
+                let on = s.lit_val(v.pos_lit()).unwrap() == rustsat::types::TernaryVal::True;
+                if on {
+                    v.to_ipasir()
+                } else {
+                    -v.to_ipasir()
+                }
+            })
+            .collect(),
+    )
+}
+
+mod random {
+    //! Random small systems: the engine's count of paths at bound k must
+    //! equal the number of state sequences that `System::check` accepts.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    /// A tiny deterministic generator (xorshift64*).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n as u64) as usize
+        }
+        fn chance(&mut self, pct: usize) -> bool {
+            self.below(100) < pct
+        }
+    }
+
+    #[derive(Clone, Copy, PartialEq)]
+    enum Ty {
+        Bool,
+        Int,
+        Sym,
+    }
+
+    struct Gen {
+        rng: Rng,
+        b: VarId,
+        x: VarId,
+        e: VarId,
+        f: VarId,
+        /// Whether `next(...)` may appear.
+        next: bool,
+    }
+
+    impl Gen {
+        fn var_of(&mut self, ty: Ty) -> Expr {
+            let v = match ty {
+                Ty::Bool => self.b,
+                Ty::Int => [self.x, self.f][self.rng.below(2)],
+                Ty::Sym => self.e,
+            };
+            if self.next && self.rng.chance(40) {
+                Expr::next(v)
+            } else {
+                Expr::var(v)
+            }
+        }
+
+        fn leaf(&mut self, ty: Ty) -> Expr {
+            if self.rng.chance(40) {
+                return match ty {
+                    Ty::Bool => Expr::Const(Value::Bool(self.rng.chance(50))),
+                    Ty::Int => Expr::int(self.rng.below(5) as i64 - 1),
+                    Ty::Sym => Expr::sym(["p", "q"][self.rng.below(2)]),
+                };
+            }
+            self.var_of(ty)
+        }
+
+        fn expr(&mut self, ty: Ty, depth: usize) -> Expr {
+            if depth == 0 || self.rng.chance(25) {
+                return self.leaf(ty);
+            }
+            let d = depth - 1;
+            let pick = self.rng.below(4);
+            if pick == 0 {
+                let c = self.expr(Ty::Bool, d);
+                return Expr::ite(c, self.expr(ty, d), self.expr(ty, d));
+            }
+            if pick == 1 {
+                let n = 1 + self.rng.below(3);
+                let mut arms: Vec<(Expr, Expr)> = (0..n)
+                    .map(|_| (self.expr(Ty::Bool, d), self.expr(ty, d)))
+                    .collect();
+                arms.push((Expr::t(), self.expr(ty, d)));
+                return Expr::Case(arms);
+            }
+            match ty {
+                Ty::Sym => self.leaf(ty),
+                Ty::Int => match self.rng.below(3) {
+                    0 => Expr::Add(vec![self.expr(Ty::Int, d), self.expr(Ty::Int, d)]),
+                    1 => Expr::Sub(
+                        Box::new(self.expr(Ty::Int, d)),
+                        Box::new(self.expr(Ty::Int, d)),
+                    ),
+                    _ => Expr::Count((0..3).map(|_| self.expr(Ty::Bool, d)).collect()),
+                },
+                Ty::Bool if self.rng.chance(15) => {
+                    // A cardinality constraint, short or long.
+                    let n = 1 + self.rng.below(8);
+                    let count = Expr::Count((0..n).map(|_| self.expr(Ty::Bool, d)).collect());
+                    let c = Expr::int(self.rng.below(n + 2) as i64 - 1);
+                    match self.rng.below(4) {
+                        0 => Expr::eq(count, c),
+                        1 => Expr::le(count, c),
+                        2 => Expr::lt(c, count),
+                        _ => Expr::eq(c, count),
+                    }
+                }
+                Ty::Bool => match self.rng.below(9) {
+                    0 => Expr::negate(self.expr(Ty::Bool, d)),
+                    1 => Expr::And(vec![self.expr(Ty::Bool, d), self.expr(Ty::Bool, d)]),
+                    2 => Expr::Or(vec![self.expr(Ty::Bool, d), self.expr(Ty::Bool, d)]),
+                    3 => Expr::implies(self.expr(Ty::Bool, d), self.expr(Ty::Bool, d)),
+                    4 => Expr::iff(self.expr(Ty::Bool, d), self.expr(Ty::Bool, d)),
+                    5 => {
+                        let t = [Ty::Int, Ty::Sym][self.rng.below(2)];
+                        Expr::eq(self.expr(t, d), self.expr(t, d))
+                    }
+                    6 => Expr::lt(self.expr(Ty::Int, d), self.expr(Ty::Int, d)),
+                    7 => Expr::le(self.expr(Ty::Int, d), self.expr(Ty::Int, d)),
+                    _ => {
+                        let x = self.expr(Ty::Int, d);
+                        let set = (0..2).map(|_| self.expr(Ty::Int, d)).collect();
+                        Expr::is_in(x, set)
+                    }
+                },
+            }
+        }
+
+        /// A transition table over `x`: `case x = c : {…}; …; TRUE : x esac`
+        /// (distinct constants, so the guards are exclusive).
+        fn table(&mut self) -> Expr {
+            let subject = self.var_of(Ty::Int);
+            let mut arms = Vec::new();
+            for c in 0..3 {
+                if self.rng.chance(60) {
+                    let set = (0..1 + self.rng.below(2))
+                        .map(|_| Expr::int(self.rng.below(4) as i64))
+                        .collect();
+                    arms.push((Expr::eq(subject.clone(), Expr::int(c)), Expr::Set(set)));
+                }
+            }
+            let default = if self.rng.chance(50) {
+                subject
+            } else {
+                self.expr(Ty::Int, 1)
+            };
+            arms.push((Expr::t(), default));
+            Expr::Case(arms)
+        }
+
+        /// An assignment right-hand side: maybe a set, maybe a case of sets.
+        fn rhs(&mut self, ty: Ty) -> Expr {
+            if ty == Ty::Int && self.rng.chance(30) {
+                return self.table();
+            }
+            match self.rng.below(3) {
+                0 => self.expr(ty, 2),
+                1 => Expr::Set((0..2).map(|_| self.expr(ty, 1)).collect()),
+                _ => Expr::Case(vec![
+                    (
+                        self.expr(Ty::Bool, 1),
+                        Expr::Set((0..2).map(|_| self.expr(ty, 1)).collect()),
+                    ),
+                    (Expr::t(), self.expr(ty, 1)),
+                ]),
+            }
+        }
+    }
+
+    fn random_system(seed: u64) -> System {
+        let mut sys = System::default();
+        let b = sys.add_var("b", Domain::Bool, false);
+        let x = sys.add_var("x", Domain::Range { lo: 0, hi: 2 }, false);
+        let e = sys.add_var("e", Domain::Enum(vec!["p".into(), "q".into()]), false);
+        let f = sys.add_var("f", Domain::Range { lo: 0, hi: 1 }, true);
+        let mut g = Gen {
+            rng: Rng(seed | 1),
+            b,
+            x,
+            e,
+            f,
+            next: false,
+        };
+        let tys = [(b, Ty::Bool), (x, Ty::Int), (e, Ty::Sym), (f, Ty::Int)];
+        for &(v, ty) in &tys {
+            if g.rng.chance(50) {
+                let value = g.rhs(ty);
+                sys.init_assign.push(Assign { var: v, value });
+            }
+        }
+        if g.rng.chance(50) {
+            let d = sys.add_define("d", g.expr(Ty::Bool, 2));
+            sys.invar.push(Constraint {
+                label: "invar".into(),
+                expr: Expr::Or(vec![d, g.expr(Ty::Bool, 2)]),
+            });
+        }
+        if g.rng.chance(30) {
+            let expr = g.expr(Ty::Bool, 2);
+            sys.init.push(Constraint {
+                label: "init".into(),
+                expr,
+            });
+        }
+        g.next = true;
+        for &(v, ty) in &tys[..3] {
+            if g.rng.chance(60) {
+                let value = g.rhs(ty);
+                sys.next_assign.push(Assign { var: v, value });
+            }
+        }
+        if g.rng.chance(40) {
+            let expr = g.expr(Ty::Bool, 3);
+            sys.trans.push(Constraint {
+                label: "trans".into(),
+                expr,
+            });
+        }
+        g.next = false;
+        sys.goal = g.expr(Ty::Bool, 3);
+        sys
+    }
+
+    /// Every state of the random systems' variables.
+    fn all_states(sys: &System) -> Vec<Vec<Value>> {
+        let mut out: Vec<Vec<Value>> = vec![vec![]];
+        for var in &sys.vars {
+            out = out
+                .into_iter()
+                .flat_map(|s| {
+                    var.domain.values().into_iter().map(move |v| {
+                        let mut s = s.clone();
+                        s.push(v);
+                        s
+                    })
+                })
+                .collect();
+        }
+        out
+    }
+
+    /// Number of paths of `k` transitions that `System::check` accepts.
+    fn brute_force_count(sys: &System, k: usize) -> usize {
+        let states = all_states(sys);
+        let mut count = 0;
+        let mut idx = vec![0usize; k + 1];
+        loop {
+            let trace = Trace {
+                states: idx.iter().map(|&i| states[i].clone()).collect(),
+                loop_start: None,
+            };
+            count += sys.check(&trace).is_ok() as usize;
+            let mut pos = 0;
+            loop {
+                if pos > k {
+                    return count;
+                }
+                idx[pos] += 1;
+                if idx[pos] < states.len() {
+                    break;
+                }
+                idx[pos] = 0;
+                pos += 1;
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
+        #[test]
+        fn counts_match_brute_force(seed in any::<u64>(), k in 0usize..3) {
+            let sys = random_system(seed);
+            let expected = brute_force_count(&sys, k);
+            for enc in ENCODINGS {
+                let o = BmcOptions { bound: Some(k), count: Some(0), ..opts(enc) };
+                let r = solve(&sys, &o).map_err(|e| TestCaseError::fail(format!("{e}\n{sys:#?}")))?;
+                prop_assert_eq!(r.found(), expected, "{} at k={}: {:#?}", enc, k, sys);
+                prop_assert!(r.exhausted);
+                let status = if expected > 0 { Status::Solved } else { Status::Unsat };
+                prop_assert_eq!(r.status, status);
+            }
+            for solver in solvers() {
+                let o = BmcOptions { bound: Some(k), count: Some(0), solver, ..Default::default() };
+                prop_assert_eq!(solve(&sys, &o).unwrap().found(), expected, "{}", solver);
+            }
+            // DIMACS of the same unrolling: satisfiable iff solutions exist,
+            // and its model decodes to a verified trace.
+            let text = dimacs(&sys, k, Encoding::OneHot).unwrap();
+            match solve_dimacs_text(&text) {
+                Some(model) => {
+                    prop_assert!(expected > 0);
+                    let t = decode_dimacs_model(&sys, &text, &model).unwrap();
+                    prop_assert_eq!(sys.check(&t), Ok(()));
+                }
+                None => prop_assert_eq!(expected, 0),
+            }
+        }
+    }
+}

@@ -1,0 +1,580 @@
+//! The unrolling: one copy of every state variable per step, the SAT
+//! literals that encode its finite domain, and frames added on demand.
+//!
+//! Input: a [`System`] and a domain [`Encoding`]. Output: clauses in a
+//! [`Sink`] such that the models of the clauses for frames `0..=k` are
+//! exactly the paths `s0 … sk` that satisfy init, every transition and
+//! every invariant (the goal is added by the caller, see
+//! [`Unroller::assert_goal`] and [`Unroller::goal_lit`]); and the way back
+//! from a SAT model to a [`Trace`].
+//!
+//! Invariants: every non-boolean variable copy satisfies "exactly one
+//! value" in every model (the encoding's own clauses guarantee it);
+//! frozen variables have a single copy, shared by all steps; SAT variable
+//! 0 is the constant `TRUE` (asserted by a unit clause).
+
+use std::collections::HashMap;
+
+use rustsat::types::{Lit, Var};
+
+use super::cnf::{Label, Meaning, Sink};
+use super::expr::{At, Fail, Term};
+use super::{BmcError, Encoding};
+use crate::ir::{Domain, System, Trace, Value, VarId};
+
+/// The SAT form of one variable at one step.
+#[derive(Clone, Debug)]
+pub(crate) enum Copy {
+    Bool(Lit),
+    /// `eq[i]` is true iff the variable has the domain's `i`-th value.
+    OneHot(Vec<Lit>),
+    /// `ge[i]` is true iff the value's index is at least `i + 1`.
+    Order(Vec<Lit>),
+    /// The value's index in binary, least significant bit first.
+    Log(Vec<Lit>),
+}
+
+/// The unroller; owns its clause sink (a solver or a clause log).
+pub(crate) struct Unroller<'s, S: Sink> {
+    pub sys: &'s System,
+    pub sink: S,
+    enc: Encoding,
+    n_vars: u32,
+    n_clauses: usize,
+    top: Lit,
+    /// `copies[step][var]`; frozen variables at steps > 0 are not stored.
+    copies: Vec<Vec<Option<Copy>>>,
+    /// AND gates by their (sorted) inputs.
+    gates: HashMap<Vec<Lit>, Lit>,
+    /// DEFINEs compiled at a step.
+    pub(crate) defines: HashMap<(u32, At), Term>,
+    /// The goal literal per step (only when asked for).
+    goals: HashMap<usize, Lit>,
+    labels: Vec<Label>,
+}
+
+impl<'s, S: Sink> Unroller<'s, S> {
+    pub fn new(sys: &'s System, enc: Encoding, sink: S) -> Result<Self, BmcError> {
+        let mut u = Unroller {
+            sys,
+            sink,
+            enc,
+            n_vars: 0,
+            n_clauses: 0,
+            top: Var::new(0).pos_lit(),
+            copies: Vec::new(),
+            gates: HashMap::new(),
+            defines: HashMap::new(),
+            goals: HashMap::new(),
+            labels: Vec::new(),
+        };
+        u.top = u.fresh();
+        u.n_clauses = 1;
+        u.sink.add_clause(&[u.top])?;
+        Ok(u)
+    }
+
+    pub fn n_vars(&self) -> u32 {
+        self.n_vars
+    }
+
+    pub fn n_clauses(&self) -> usize {
+        self.n_clauses
+    }
+
+    pub fn labels(&self) -> &[Label] {
+        &self.labels
+    }
+
+    pub fn top(&self) -> Lit {
+        self.top
+    }
+
+    pub fn fresh(&mut self) -> Lit {
+        let v = Var::new(self.n_vars);
+        self.n_vars += 1;
+        v.pos_lit()
+    }
+
+    /// Adds a clause after dropping false literals and duplicates; a
+    /// clause with a true literal or a complementary pair is skipped, an
+    /// empty one becomes `¬TRUE`.
+    pub fn clause(&mut self, lits: &[Lit]) -> Result<(), BmcError> {
+        let mut c: Vec<Lit> = Vec::with_capacity(lits.len());
+        for &l in lits {
+            if l == self.top {
+                return Ok(());
+            }
+            if l == !self.top || c.contains(&l) {
+                continue;
+            }
+            if c.contains(&!l) {
+                return Ok(());
+            }
+            c.push(l);
+        }
+        if c.is_empty() {
+            c.push(!self.top);
+        }
+        self.n_clauses += 1;
+        self.sink.add_clause(&c)
+    }
+
+    /// A literal equivalent to the conjunction of `lits` (cached).
+    pub fn and(&mut self, lits: &[Lit]) -> Result<Lit, BmcError> {
+        let mut c: Vec<Lit> = Vec::with_capacity(lits.len());
+        for &l in lits {
+            if l == !self.top {
+                return Ok(!self.top);
+            }
+            if l != self.top {
+                c.push(l);
+            }
+        }
+        c.sort_unstable();
+        c.dedup();
+        if c.windows(2).any(|w| w[0] == !w[1]) {
+            return Ok(!self.top);
+        }
+        match c.len() {
+            0 => return Ok(self.top),
+            1 => return Ok(c[0]),
+            _ => {}
+        }
+        if let Some(&g) = self.gates.get(&c) {
+            return Ok(g);
+        }
+        let g = self.fresh();
+        for &l in &c {
+            self.clause(&[!g, l])?;
+        }
+        let mut long: Vec<Lit> = c.iter().map(|&l| !l).collect();
+        long.push(g);
+        self.clause(&long)?;
+        self.gates.insert(c, g);
+        Ok(g)
+    }
+
+    /// A literal equivalent to the disjunction of `lits`.
+    pub fn or(&mut self, lits: &[Lit]) -> Result<Lit, BmcError> {
+        let neg: Vec<Lit> = lits.iter().map(|&l| !l).collect();
+        Ok(!self.and(&neg)?)
+    }
+
+    /// A literal equivalent to `a ↔ b`.
+    pub fn iff(&mut self, a: Lit, b: Lit) -> Result<Lit, BmcError> {
+        let both = self.and(&[a, b])?;
+        let neither = self.and(&[!a, !b])?;
+        self.or(&[both, neither])
+    }
+
+    /// Encodes frames up to and including step `k`.
+    pub fn extend_to(&mut self, k: usize) -> Result<(), BmcError> {
+        while self.copies.len() <= k {
+            self.add_frame()?;
+        }
+        Ok(())
+    }
+
+    fn add_frame(&mut self) -> Result<(), BmcError> {
+        let step = self.copies.len();
+        let mut frame = Vec::with_capacity(self.sys.vars.len());
+        for (i, var) in self.sys.vars.iter().enumerate() {
+            if var.frozen && step > 0 {
+                frame.push(None);
+                continue;
+            }
+            let copy = self.new_copy(&var.domain)?;
+            self.label_copy(VarId(i as u32), step, &var.domain, &copy);
+            frame.push(Some(copy));
+        }
+        self.copies.push(frame);
+        let sys = self.sys;
+        let here = At {
+            cur: step,
+            next: None,
+        };
+        for c in &sys.invar {
+            self.assert(&c.expr, here)
+                .map_err(|why| encode_err(step, &format!("INVAR `{}`", c.label), why))?;
+        }
+        if step == 0 {
+            for a in &sys.init_assign {
+                let what = format!("init({})", sys.var(a.var).name);
+                let x = self.var_term(a.var, 0);
+                self.assert_member(&[], &x, &a.value, here)
+                    .map_err(|why| encode_err(0, &what, why))?;
+            }
+            for c in &sys.init {
+                self.assert(&c.expr, here)
+                    .map_err(|why| encode_err(0, &format!("INIT `{}`", c.label), why))?;
+            }
+        } else {
+            let at = At {
+                cur: step - 1,
+                next: Some(step),
+            };
+            for a in &sys.next_assign {
+                let what = format!("next({})", sys.var(a.var).name);
+                let x = self.var_term(a.var, step);
+                self.assert_member(&[], &x, &a.value, at)
+                    .map_err(|why| encode_err(step - 1, &what, why))?;
+            }
+            for c in &sys.trans {
+                self.assert(&c.expr, at)
+                    .map_err(|why| encode_err(step - 1, &format!("TRANS `{}`", c.label), why))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn new_copy(&mut self, dom: &Domain) -> Result<Copy, BmcError> {
+        let n = dom.size();
+        if matches!(dom, Domain::Bool) {
+            return Ok(Copy::Bool(self.fresh()));
+        }
+        let copy = match self.enc {
+            Encoding::OneHot => {
+                let eq: Vec<Lit> = if n == 1 {
+                    vec![self.top]
+                } else {
+                    (0..n).map(|_| self.fresh()).collect()
+                };
+                self.clause(&eq)?;
+                self.at_most_one(&eq)?;
+                Copy::OneHot(eq)
+            }
+            Encoding::Order => {
+                if n == 0 {
+                    self.clause(&[])?;
+                }
+                let ge: Vec<Lit> = (1..n).map(|_| self.fresh()).collect();
+                for w in ge.windows(2) {
+                    self.clause(&[!w[1], w[0]])?;
+                }
+                Copy::Order(ge)
+            }
+            Encoding::Log => {
+                if n == 0 {
+                    self.clause(&[])?;
+                }
+                let width = bits_for(n);
+                let bits: Vec<Lit> = (0..width).map(|_| self.fresh()).collect();
+                self.forbid_above(&bits, n.saturating_sub(1))?;
+                Copy::Log(bits)
+            }
+        };
+        Ok(copy)
+    }
+
+    /// At most one of `lits`: pairwise for short lists, else a ladder
+    /// (sequential counter: `s_i` = "one of the first i+1 is true").
+    pub fn at_most_one(&mut self, lits: &[Lit]) -> Result<(), BmcError> {
+        if lits.len() <= 6 {
+            for i in 0..lits.len() {
+                for j in i + 1..lits.len() {
+                    self.clause(&[!lits[i], !lits[j]])?;
+                }
+            }
+            return Ok(());
+        }
+        let mut prev: Option<Lit> = None;
+        for (i, &x) in lits.iter().enumerate() {
+            if let Some(p) = prev {
+                self.clause(&[!p, !x])?;
+            }
+            if i + 1 < lits.len() {
+                let s = self.fresh();
+                self.clause(&[!x, s])?;
+                if let Some(p) = prev {
+                    self.clause(&[!p, s])?;
+                }
+                prev = Some(s);
+            }
+        }
+        Ok(())
+    }
+
+    /// Forbids binary codes (LSB first) greater than `max`.
+    fn forbid_above(&mut self, bits: &[Lit], max: usize) -> Result<(), BmcError> {
+        for i in 0..bits.len() {
+            if max >> i & 1 == 1 {
+                continue;
+            }
+            let mut c = vec![!bits[i]];
+            for (j, &b) in bits.iter().enumerate().skip(i + 1) {
+                if max >> j & 1 == 1 {
+                    c.push(!b);
+                }
+            }
+            self.clause(&c)?;
+        }
+        Ok(())
+    }
+
+    fn label_copy(&mut self, var: VarId, step: usize, dom: &Domain, copy: &Copy) {
+        let mut push = |lit: Lit, meaning: Meaning| {
+            if lit != self.top {
+                self.labels.push(Label {
+                    sat_var: lit.var().idx32(),
+                    var,
+                    step,
+                    meaning,
+                });
+            }
+        };
+        match copy {
+            Copy::Bool(l) => push(*l, Meaning::Is(Value::Bool(true))),
+            Copy::OneHot(eq) => {
+                for (l, v) in eq.iter().zip(dom.values()) {
+                    push(*l, Meaning::Is(v));
+                }
+            }
+            Copy::Order(ge) => {
+                for (i, l) in ge.iter().enumerate() {
+                    push(*l, Meaning::AtLeast(i + 1));
+                }
+            }
+            Copy::Log(bits) => {
+                for (i, l) in bits.iter().enumerate() {
+                    push(*l, Meaning::Bit(i));
+                }
+            }
+        }
+    }
+
+    /// The copy of `var` used at `step`.
+    pub fn copy(&self, var: VarId, step: usize) -> &Copy {
+        let step = if self.sys.var(var).frozen { 0 } else { step };
+        self.copies[step][var.index()]
+            .as_ref()
+            .expect("every variable has a copy at every encoded step")
+    }
+
+    /// The literal "`var` at `step` has the domain's `i`-th value"; `¬TRUE`
+    /// when `i` is outside the domain.
+    pub fn eq_index(&mut self, var: VarId, step: usize, i: usize) -> Result<Lit, BmcError> {
+        let n = self.sys.var(var).domain.size();
+        if i >= n {
+            return Ok(!self.top);
+        }
+        match self.copy(var, step).clone() {
+            Copy::Bool(l) => Ok(if i == 1 { l } else { !l }),
+            Copy::OneHot(eq) => Ok(eq[i]),
+            Copy::Order(ge) => {
+                let lo = if i == 0 { self.top } else { ge[i - 1] };
+                let hi = if i + 1 < n { !ge[i] } else { self.top };
+                self.and(&[lo, hi])
+            }
+            Copy::Log(bits) => {
+                let lits: Vec<Lit> = bits
+                    .iter()
+                    .enumerate()
+                    .map(|(b, &l)| if i >> b & 1 == 1 { l } else { !l })
+                    .collect();
+                self.and(&lits)
+            }
+        }
+    }
+
+    /// The literal "`var` at `step` has a value of index at least `i`".
+    pub fn ge_index(&mut self, var: VarId, step: usize, i: usize) -> Result<Lit, BmcError> {
+        let n = self.sys.var(var).domain.size();
+        if i == 0 {
+            return Ok(self.top);
+        }
+        if i >= n {
+            return Ok(!self.top);
+        }
+        if let Copy::Order(ge) = self.copy(var, step) {
+            return Ok(ge[i - 1]);
+        }
+        let lits = (i..n)
+            .map(|j| self.eq_index(var, step, j))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.or(&lits)
+    }
+
+    /// The term of a variable copy: a literal for booleans.
+    pub fn var_term(&self, var: VarId, step: usize) -> Term {
+        match self.copy(var, step) {
+            Copy::Bool(l) => Term::Bool(*l),
+            _ => Term::Var(var, step),
+        }
+    }
+
+    /// The literal "the goal holds at `step`" (frames must reach `step`).
+    pub fn goal_lit(&mut self, step: usize) -> Result<Lit, BmcError> {
+        if let Some(&g) = self.goals.get(&step) {
+            return Ok(g);
+        }
+        let sys = self.sys;
+        let at = At {
+            cur: step,
+            next: None,
+        };
+        let g = self
+            .lit(&sys.goal, at)
+            .map_err(|why| encode_err(step, "the goal", why))?;
+        self.goals.insert(step, g);
+        Ok(g)
+    }
+
+    /// Asserts the goal at `step` as clauses (exact-bound solving, DIMACS).
+    pub fn assert_goal(&mut self, step: usize) -> Result<(), BmcError> {
+        let sys = self.sys;
+        let at = At {
+            cur: step,
+            next: None,
+        };
+        self.assert(&sys.goal, at)
+            .map_err(|why| encode_err(step, "the goal", why))
+    }
+
+    /// The literals saying "`var` at `step` has `value`": the blocking
+    /// clause of a solution negates these.
+    pub fn value_lit(&mut self, var: VarId, step: usize, value: &Value) -> Result<Lit, BmcError> {
+        let dom = &self.sys.var(var).domain;
+        match index_of(dom, value) {
+            Some(i) => self.eq_index(var, step, i),
+            None => Ok(!self.top),
+        }
+    }
+
+    /// Reads the trace of steps `0..=k` from a model; `val` reads a SAT
+    /// variable (through its positive literal).
+    pub fn decode(
+        &self,
+        k: usize,
+        val: &mut dyn FnMut(Var) -> Result<bool, BmcError>,
+    ) -> Result<Trace, BmcError> {
+        let mut lit_val = |l: Lit| -> Result<bool, BmcError> {
+            if l == self.top {
+                return Ok(true);
+            }
+            Ok(val(l.var())? != l.is_neg())
+        };
+        let mut states = Vec::with_capacity(k + 1);
+        for step in 0..=k {
+            let mut state = Vec::with_capacity(self.sys.vars.len());
+            for (i, var) in self.sys.vars.iter().enumerate() {
+                let vals = var.domain.values();
+                let bad = |why: &str| BmcError::Decode {
+                    step,
+                    var: var.name.clone(),
+                    why: why.to_string(),
+                };
+                let index = match self.copy(VarId(i as u32), step) {
+                    Copy::Bool(l) => lit_val(*l)? as usize,
+                    Copy::OneHot(eq) => {
+                        let mut on = Vec::new();
+                        for (j, &l) in eq.iter().enumerate() {
+                            if lit_val(l)? {
+                                on.push(j);
+                            }
+                        }
+                        match on.as_slice() {
+                            [j] => *j,
+                            _ => return Err(bad("not exactly one value is true")),
+                        }
+                    }
+                    Copy::Order(ge) => {
+                        let mut n = 0;
+                        for &l in ge {
+                            if lit_val(l)? {
+                                n += 1;
+                            }
+                        }
+                        n
+                    }
+                    Copy::Log(bits) => {
+                        let mut n = 0;
+                        for (b, &l) in bits.iter().enumerate() {
+                            n |= (lit_val(l)? as usize) << b;
+                        }
+                        n
+                    }
+                };
+                state.push(
+                    vals.get(index)
+                        .cloned()
+                        .ok_or_else(|| bad("value index outside the domain"))?,
+                );
+            }
+            states.push(state);
+        }
+        Ok(Trace {
+            states,
+            loop_start: None,
+        })
+    }
+}
+
+/// Locates an encoding failure at a step and a constraint.
+fn encode_err(step: usize, what: &str, fail: Fail) -> BmcError {
+    match fail {
+        Fail::Why(why) => BmcError::Encode {
+            step,
+            what: what.to_string(),
+            why,
+        },
+        Fail::Sink(e) => e,
+    }
+}
+
+/// Number of bits needed to write indices `0..n`.
+fn bits_for(n: usize) -> usize {
+    let mut w = 0;
+    while (1usize << w) < n {
+        w += 1;
+    }
+    w
+}
+
+/// 0-based index of `value` in `dom`, if it is there.
+pub(crate) fn index_of(dom: &Domain, value: &Value) -> Option<usize> {
+    match (dom, value) {
+        (Domain::Bool, Value::Bool(b)) => Some(*b as usize),
+        (Domain::Range { lo, hi }, Value::Int(i)) if lo <= i && i <= hi => Some((i - lo) as usize),
+        (Domain::Enum(syms), Value::Sym(s)) => syms.iter().position(|x| x == s),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bmc::cnf::ClauseLog;
+
+    #[test]
+    fn log_forbids_exactly_the_codes_above_the_maximum() {
+        for n in 1..=17usize {
+            let mut sys = System::default();
+            sys.add_var(
+                "x",
+                Domain::Range {
+                    lo: 0,
+                    hi: n as i64 - 1,
+                },
+                false,
+            );
+            let mut u = Unroller::new(&sys, Encoding::Log, ClauseLog::default()).unwrap();
+            u.extend_to(0).unwrap();
+            let Copy::Log(bits) = u.copy(VarId(0), 0).clone() else {
+                panic!("log copy expected")
+            };
+            for code in 0..(1usize << bits.len()) {
+                let sat = u.sink.clauses.iter().all(|c| {
+                    c.iter().any(|l| {
+                        if *l == u.top() {
+                            return true;
+                        }
+                        let pos = bits.iter().position(|b| b.var() == l.var());
+                        pos.is_some_and(|p| (code >> p & 1 == 1) != l.is_neg())
+                    })
+                });
+                assert_eq!(sat, code < n, "n = {n}, code = {code}");
+            }
+        }
+    }
+}

@@ -1,0 +1,500 @@
+//! `checkmate smv | trace | solve | cnf`: a puzzle through the engines.
+//!
+//! Input: a grid puzzle file (or, for `smv`, a game with `--history` or
+//! `--strategy`). Output: an SMV model, a DIMACS CNF, or a verified
+//! solution as a picture or JSON. Every solution shown has passed the IR
+//! evaluator and the puzzle's own checker.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{bail, Context};
+use clap::{Args, ValueEnum};
+
+use checkmate::bmc::{self, BmcOptions, Encoding, SolverKind, Status};
+use checkmate::checker::{self, Checker, Tool};
+use checkmate::game::{deduce, strategy_model, tree_io, Game, Route};
+use checkmate::grid::{self, Puzzle, Solution};
+use checkmate::ir::{System, Trace};
+use checkmate::smv::{self, Dialect, EmitOptions};
+use checkmate::trace::{self, Verdict};
+
+use super::bad_input;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum DialectArg {
+    Nusmv,
+    Nuxmv,
+}
+
+impl From<DialectArg> for Dialect {
+    fn from(d: DialectArg) -> Dialect {
+        match d {
+            DialectArg::Nusmv => Dialect::Nusmv,
+            DialectArg::Nuxmv => Dialect::Nuxmv,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct SmvArgs {
+    /// A grid puzzle file; or a game (built-in name or spec file) with
+    /// `--history` or `--strategy`.
+    pub input: String,
+    #[arg(long, value_enum, default_value_t = DialectArg::Nusmv)]
+    pub dialect: DialectArg,
+    /// Write the model here (atomically) instead of stdout.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The game's deduction puzzle after this history of experiments.
+    #[arg(long, conflicts_with = "strategy")]
+    pub history: Option<PathBuf>,
+    /// The strategy tree (JSON from `game optimal --tree`) as a model that
+    /// proves it finds every code.
+    #[arg(long)]
+    pub strategy: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// The grid puzzle the model was made from.
+    pub puzzle: PathBuf,
+    /// NuSMV/nuXmv output: text, or XML from `show_traces -p 4`.
+    pub output: PathBuf,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    /// The built-in bounded model checker (embedded SAT solver).
+    Bmc,
+    /// The real NuSMV (BDD, or BMC with `--bmc K`).
+    Nusmv,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SatArg {
+    Batsat,
+    Cadical,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum EncodingArg {
+    OneHot,
+    Order,
+    Log,
+}
+
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// A grid puzzle file.
+    pub puzzle: PathBuf,
+    #[arg(long, value_enum, default_value_t = EngineArg::Bmc)]
+    pub engine: EngineArg,
+    /// With `--engine nusmv`: use NuSMV's SAT-based BMC up to bound K
+    /// instead of BDDs.
+    #[arg(long, value_name = "K")]
+    pub bmc: Option<usize>,
+    /// Give up after this many seconds (status `unknown` for bmc, an error
+    /// for NuSMV).
+    #[arg(long, value_name = "S")]
+    pub timeout: Option<f64>,
+    /// The NuSMV binary (else `$NUSMV`, else `NuSMV` on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub checker: Option<PathBuf>,
+    /// Look for up to N solutions (2 decides uniqueness; 0 counts all up
+    /// to a safety cap). bmc engine only.
+    #[arg(long, value_name = "N")]
+    pub count: Option<usize>,
+    /// The embedded SAT solver (cadical needs `--features cadical`).
+    #[arg(long, value_enum, default_value_t = SatArg::Batsat)]
+    pub sat: SatArg,
+    /// Finite-domain encoding of the unrolling.
+    #[arg(long, value_enum)]
+    pub encoding: Option<EncodingArg>,
+    #[arg(long)]
+    pub json: bool,
+    /// No progress line on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CnfArgs {
+    /// A grid puzzle file.
+    pub puzzle: PathBuf,
+    /// Unroll to this bound (default: the puzzle's exact bound).
+    #[arg(long, value_name = "K")]
+    pub bound: Option<usize>,
+    #[arg(long, value_enum)]
+    pub encoding: Option<EncodingArg>,
+    /// Write the CNF here (atomically) instead of stdout.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
+/// Prints to stdout or writes the file.
+fn deliver(text: &str, output: Option<&Path>) -> anyhow::Result<()> {
+    match output {
+        Some(path) => super::write_atomically(path, text.as_bytes()),
+        None => {
+            print!("{text}");
+            Ok(())
+        }
+    }
+}
+
+fn read(path: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read `{}`", path.display()))
+        .map_err(bad_input)
+}
+
+/// Reads and parses a grid puzzle; errors name `file:line:column`.
+pub fn load_puzzle(path: &Path) -> anyhow::Result<Puzzle> {
+    let text = read(path)?;
+    grid::parse(&text).map_err(|e| bad_input(anyhow::anyhow!("{}:{e}", path.display())))
+}
+
+fn file_name(output: Option<&Path>) -> String {
+    output
+        .and_then(|p| p.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "model.smv".into())
+}
+
+pub fn smv(args: SmvArgs) -> anyhow::Result<ExitCode> {
+    let mut opts = EmitOptions {
+        dialect: args.dialect.into(),
+        file_name: file_name(args.output.as_deref()),
+        ..EmitOptions::default()
+    };
+    let system = if let Some(history) = &args.history {
+        let game = Game::load(&args.input).map_err(bad_input)?;
+        let text = read(history)?;
+        let history = deduce::parse_history(&game.spec, &text).map_err(|e| {
+            bad_input(anyhow::anyhow!(
+                "{}:{e}",
+                args.history.as_ref().unwrap().display()
+            ))
+        })?;
+        opts.title = format!(
+            "deduction puzzle: {} after {}",
+            game.name,
+            args.history.as_ref().unwrap().display()
+        );
+        deduce::compile(&game, &history)
+    } else if let Some(tree_path) = &args.strategy {
+        let game = Game::load(&args.input).map_err(bad_input)?;
+        let table = game.table(if game.builtin.is_some() {
+            Route::Native
+        } else {
+            Route::Spec
+        })?;
+        let tree = tree_io::from_json(&table, &read(tree_path)?)
+            .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", tree_path.display())))?;
+        let model = strategy_model::strategy_system(&table, &tree, None).map_err(bad_input)?;
+        opts.title = format!("strategy {} for {}", tree_path.display(), game.name);
+        model.system
+    } else {
+        let puzzle = load_puzzle(Path::new(&args.input))?;
+        opts.title = format!("{} ({})", puzzle.title(), args.input);
+        grid::compile(&puzzle)
+    };
+    let text = smv::emit(&system, &opts)?;
+    deliver(&text, args.output.as_deref())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn trace(args: TraceArgs) -> anyhow::Result<ExitCode> {
+    let puzzle = load_puzzle(&args.puzzle)?;
+    let system = grid::compile(&puzzle);
+    let text = read(&args.output)?;
+    let out = match trace::detect_format(&text) {
+        trace::Format::Xml => trace::parse_xml(&text).map(|traces| (traces, None)),
+        trace::Format::Text => trace::parse_text(&text).map(|out| {
+            let verdicts = out.specs.iter().map(|s| s.verdict).collect::<Vec<_>>();
+            (out.traces().cloned().collect(), Some(verdicts))
+        }),
+    }
+    .map_err(|e| {
+        bad_input(anyhow::anyhow!(
+            "{}:{e}\n{}",
+            args.output.display(),
+            e.render(&text)
+        ))
+    })?;
+    let (traces, verdicts) = out;
+    let Some(named) = traces.first() else {
+        if let Some(v) = verdicts {
+            if v.contains(&Verdict::True) {
+                let report = Report::unsat(&puzzle, "nusmv", system.bound.unwrap_or(0));
+                report.print(args.json)?;
+                return Ok(ExitCode::SUCCESS);
+            }
+        }
+        return Err(bad_input(anyhow::anyhow!(
+            "{}: no counterexample trace in the model checker's output",
+            args.output.display()
+        )));
+    };
+    let ir = named
+        .to_ir(&system)
+        .map(|t| system.cut_at_goal(&t))
+        .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", args.output.display())))?;
+    let solution = verify(&puzzle, &system, &ir)
+        .map_err(|e| bad_input(anyhow::anyhow!("{}: {e:#}", args.output.display())))?;
+    Report::solved(&puzzle, solution, "nusmv", ir.states.len() - 1).print(args.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The two checks every answer passes: the IR evaluator, then the
+/// puzzle's own checker (which never looks at the IR).
+fn verify(puzzle: &Puzzle, system: &System, trace: &Trace) -> anyhow::Result<Solution> {
+    system
+        .check(trace)
+        .context("the trace is not a run of the puzzle's model")?;
+    let solution = grid::decode(puzzle, trace).context("the trace does not decode to a path")?;
+    grid::check(puzzle, &solution).context("the decoded path is not a solution")?;
+    Ok(solution)
+}
+
+pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
+    let puzzle = load_puzzle(&args.puzzle)?;
+    let system = grid::compile(&puzzle);
+    let timeout = args
+        .timeout
+        .map(|s| {
+            if s.is_finite() && s > 0.0 {
+                Ok(Duration::from_secs_f64(s))
+            } else {
+                Err(bad_input(anyhow::anyhow!(
+                    "--timeout must be a positive number of seconds"
+                )))
+            }
+        })
+        .transpose()?;
+    let report = match args.engine {
+        EngineArg::Bmc => solve_bmc(&puzzle, &system, &args, timeout)?,
+        EngineArg::Nusmv => {
+            if args.count.is_some() {
+                return Err(bad_input(anyhow::anyhow!(
+                    "--count needs the bmc engine (NuSMV reports one counterexample)"
+                )));
+            }
+            solve_nusmv(&puzzle, &system, &args, timeout)?
+        }
+    };
+    report.print(args.json)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn encoding(arg: Option<EncodingArg>) -> Encoding {
+    match arg {
+        None => Encoding::default(),
+        Some(EncodingArg::OneHot) => Encoding::OneHot,
+        Some(EncodingArg::Order) => Encoding::Order,
+        Some(EncodingArg::Log) => Encoding::Log,
+    }
+}
+
+fn solve_bmc(
+    puzzle: &Puzzle,
+    system: &System,
+    args: &SolveArgs,
+    timeout: Option<Duration>,
+) -> anyhow::Result<Report> {
+    let solver = match args.sat {
+        SatArg::Batsat => SolverKind::Batsat,
+        SatArg::Cadical => SolverKind::Cadical,
+    };
+    if !solver.available() {
+        return Err(bad_input(anyhow::anyhow!(
+            "SAT solver `{solver}` is not built in (rebuild with `cargo build --release --features {solver}`)"
+        )));
+    }
+    let show_progress = !args.quiet && std::io::stderr().is_terminal();
+    let opts = BmcOptions {
+        count: args.count,
+        solver,
+        encoding: encoding(args.encoding),
+        timeout,
+        progress: show_progress.then(|| -> bmc::ProgressFn {
+            std::sync::Arc::new(|p: &bmc::Progress| eprint!("\r{p}\x1b[K"))
+        }),
+        ..BmcOptions::default()
+    };
+    let result = bmc::solve(system, &opts)?;
+    if show_progress {
+        eprint!("\r\x1b[K");
+    }
+    let mut solutions = Vec::new();
+    for t in &result.traces {
+        solutions.push(verify(puzzle, system, t)?);
+    }
+    let mut report = match result.status {
+        Status::Solved => Report::solved(puzzle, solutions.swap_remove(0), "bmc", result.bound),
+        Status::Unsat => Report::unsat(puzzle, "bmc", result.bound),
+        Status::Unknown => Report::unknown(
+            puzzle,
+            "bmc",
+            result.bound,
+            result.limit.map(|l| l.to_string()),
+        ),
+    };
+    if args.count.is_some() {
+        report.json.solutions = Some(result.found());
+        report.json.unique = Some(result.unique);
+        report.exhausted = Some(result.exhausted);
+    }
+    Ok(report)
+}
+
+fn solve_nusmv(
+    puzzle: &Puzzle,
+    system: &System,
+    args: &SolveArgs,
+    timeout: Option<Duration>,
+) -> anyhow::Result<Report> {
+    let checker = Checker::locate(Tool::NuSmv, args.checker.as_deref())?.with_timeout(timeout);
+    let model = smv::emit(
+        system,
+        &EmitOptions {
+            title: puzzle.title(),
+            ..EmitOptions::default()
+        },
+    )?;
+    let engine = match args.bmc {
+        Some(bound) => checker::Engine::Bmc { bound },
+        None => checker::Engine::Bdd,
+    };
+    let run = checker.check_str(&model, engine)?;
+    let bound = system.bound.unwrap_or(0);
+    if let Some(named) = run.output.first_counterexample() {
+        let ir = named
+            .to_ir(system)
+            .map(|t| system.cut_at_goal(&t))
+            .context("NuSMV's trace does not fit the model")?;
+        let solution = verify(puzzle, system, &ir)?;
+        return Ok(Report::solved(
+            puzzle,
+            solution,
+            "nusmv",
+            ir.states.len() - 1,
+        ));
+    }
+    let verdicts: Vec<Verdict> = run.output.specs.iter().map(|s| s.verdict).collect();
+    if verdicts.contains(&Verdict::True) {
+        return Ok(Report::unsat(puzzle, "nusmv", bound));
+    }
+    let reached = verdicts
+        .iter()
+        .filter_map(|v| match v {
+            Verdict::NoCounterexampleUpTo(k) => Some(*k),
+            _ => None,
+        })
+        .max();
+    match reached {
+        // Every solution has exactly `bound` moves: no counterexample up
+        // to the bound means none exists.
+        Some(k) if k >= bound => Ok(Report::unsat(puzzle, "nusmv", bound)),
+        Some(k) => Ok(Report::unknown(
+            puzzle,
+            "nusmv",
+            k,
+            Some(format!(
+                "no solution up to bound {k}; solutions need bound {bound}"
+            )),
+        )),
+        None => bail!("NuSMV's output has neither a verdict nor a trace"),
+    }
+}
+
+pub fn cnf(args: CnfArgs) -> anyhow::Result<ExitCode> {
+    let puzzle = load_puzzle(&args.puzzle)?;
+    let system = grid::compile(&puzzle);
+    let k = args.bound.or(system.bound).unwrap_or(0);
+    let text = bmc::dimacs(&system, k, encoding(args.encoding))?;
+    deliver(&text, args.output.as_deref())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `solve` and `trace` print.
+struct Report {
+    json: grid::JsonSolution,
+    /// The solved grid: positions, then the path drawn.
+    picture: Option<String>,
+    exhausted: Option<bool>,
+    note: Option<String>,
+}
+
+impl Report {
+    fn solved(puzzle: &Puzzle, solution: Solution, engine: &str, bound: usize) -> Report {
+        let picture = format!(
+            "{}\n{}",
+            grid::render_grid(puzzle, &solution),
+            grid::render_path(puzzle, &solution)
+        );
+        Report {
+            json: grid::JsonSolution::new(
+                puzzle,
+                grid::Status::Solved,
+                Some(&solution),
+                engine,
+                Some(bound),
+            ),
+            picture: Some(picture),
+            exhausted: None,
+            note: None,
+        }
+    }
+
+    fn unsat(puzzle: &Puzzle, engine: &str, bound: usize) -> Report {
+        Report {
+            json: grid::JsonSolution::new(puzzle, grid::Status::Unsat, None, engine, Some(bound)),
+            picture: None,
+            exhausted: None,
+            note: None,
+        }
+    }
+
+    fn unknown(puzzle: &Puzzle, engine: &str, bound: usize, why: Option<String>) -> Report {
+        Report {
+            json: grid::JsonSolution::new(puzzle, grid::Status::Unknown, None, engine, Some(bound)),
+            picture: None,
+            exhausted: None,
+            note: why,
+        }
+    }
+
+    fn print(&self, json: bool) -> anyhow::Result<()> {
+        if json {
+            println!("{}", serde_json::to_string(&self.json)?);
+            return Ok(());
+        }
+        let j = &self.json;
+        match &self.picture {
+            Some(p) => print!("{p}"),
+            None => match j.status {
+                grid::Status::Unsat => println!("unsat: the puzzle has no solution"),
+                grid::Status::Unknown => println!("unknown: no answer within the limits"),
+                grid::Status::Solved => println!("solved"),
+            },
+        }
+        if let Some(n) = j.solutions {
+            let all = match (self.exhausted, j.unique) {
+                (_, Some(Some(true))) => " (unique)".to_string(),
+                (Some(true), _) => " (all of them)".to_string(),
+                _ => String::new(),
+            };
+            println!("solutions found: {n}{all}");
+        }
+        if let Some(note) = &self.note {
+            println!("{note}");
+        }
+        Ok(())
+    }
+}

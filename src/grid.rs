@@ -1,1 +1,0 @@
-//! (grid: under construction)

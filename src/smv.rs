@@ -1,1 +1,0 @@
-//! (smv: under construction)
