@@ -155,6 +155,35 @@ pub struct Built {
     pub root: Counts,
 }
 
+/// A fast hasher for the split keys (FxHash's multiply-rotate; the keys
+/// are bitsets, not attacker-chosen).
+#[derive(Default, Clone, Copy)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, x: usize) {
+        self.write_u64(x as u64);
+    }
+}
+
+type SplitKeys = HashMap<Vec<(bool, Vec<u64>)>, (), std::hash::BuildHasherDefault<Fx>>;
+
 /// An operation of a compiled template; operands are earlier slots.
 #[derive(Clone, Debug)]
 enum Op {
@@ -610,7 +639,7 @@ impl<'g> Engine<'g> {
         if self.all.is_none() || self.opts.table == TableUse::Never {
             // No table to fall back on: merge as phase 1 goes, keeping
             // only distinct splits.
-            let mut seen = HashMap::new();
+            let mut seen = SplitKeys::default();
             let mut distinct = Vec::new();
             let mut generated = 0;
             reducer
@@ -645,7 +674,7 @@ impl<'g> Engine<'g> {
             *table = true;
             return self.choose_table(codes, depth);
         }
-        let mut seen = HashMap::new();
+        let mut seen = SplitKeys::default();
         let mut distinct = Vec::new();
         let n = generated.len();
         for exp in generated {
@@ -660,7 +689,7 @@ impl<'g> Engine<'g> {
         &self,
         exp: Instance,
         sub: &Subset,
-        seen: &mut HashMap<Vec<(bool, Vec<u64>)>, ()>,
+        seen: &mut SplitKeys,
         distinct: &mut Vec<(Instance, Vec<Vec<u64>>)>,
     ) {
         let parts = self.eval(&exp, sub);

@@ -119,6 +119,8 @@ struct Walk<'a> {
     padding: Vec<(usize, usize, usize)>,
     /// Dead symbols placed, per (group, pattern).
     dead_in: HashMap<(usize, usize), u32>,
+    /// The previous position of each position's class (test B).
+    prev_in_class: Vec<Option<usize>>,
 }
 
 /// Phase 1 for type `ty`: the surviving parameter lists, or [`Overflow`]
@@ -210,6 +212,9 @@ pub fn for_each(
             }
         }
     }
+    let prev_in_class = (0..t.arity)
+        .map(|k| (0..k).rev().find(|&q| pos_class[q] == pos_class[k]))
+        .collect();
     let checks = checks(t);
     let all_distinct = (0..t.arity)
         .map(|k| {
@@ -238,6 +243,7 @@ pub fn for_each(
         group,
         padding,
         dead_in: HashMap::new(),
+        prev_in_class,
     };
     walk.go(0, n_sym as u32)
 }
@@ -248,7 +254,10 @@ impl Walk<'_> {
             return (self.emit)(&self.params);
         }
         for s in self.candidates(pos, n_sym) {
+            // A fresh symbol meets every "differ" check.
+            let fresh = self.occ[s as usize] == 0;
             let ok = self.checks[pos].iter().all(|c| match *c {
+                Check::Ne(_) if fresh => true,
                 Check::Ne(q) => self.params[q] != s,
                 Check::Ge(q) => s >= self.params[q],
                 Check::Le(q) => s <= self.params[q],
@@ -270,7 +279,7 @@ impl Walk<'_> {
             // (D) a second dead symbol of a pattern, in a group paired
             // with one that has the first: a copy of an earlier type.
             let dead_here = match (self.dead[s as usize], self.group[pos]) {
-                (Some(p), Some(g)) => Some((g, p)),
+                (Some(p), Some(g)) if !self.padding.is_empty() => Some((g, p)),
                 _ => None,
             };
             if let Some((g, p)) = dead_here {
@@ -286,7 +295,6 @@ impl Walk<'_> {
             }
             self.params[pos] = s;
             let c = self.sym_class[s as usize] as usize;
-            let fresh = self.occ[s as usize] == 0;
             self.occ[s as usize] += 1;
             if fresh {
                 self.used[c] += 1;

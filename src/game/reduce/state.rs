@@ -432,7 +432,28 @@ impl<'r, 's> State<'r, 's> {
         let n_sym = spec.alphabet.len() as u32;
         let mut taken = vec![false; n];
         let mut rho = vec![u32::MAX; n];
+        let same_values = |x: u32, y: u32| match (self.value(x), self.value(y)) {
+            (Some(x), Some(y)) => x == y,
+            (None, None) => true,
+            _ => false,
+        };
         let fits = |m: usize, image: usize| -> bool {
+            if m == image {
+                // Only what the trial moves can differ.
+                let usage_ok = match &trial.tau {
+                    Some((ty, perm)) => {
+                        let u = &self.red.types[*ty].usage[m];
+                        (0..u.len()).all(|k| u[k] == u[perm[k] as usize])
+                    }
+                    None => true,
+                };
+                let targets = &spec.mappings[m].targets;
+                return usage_ok
+                    && match trial.sigma {
+                        Some((a, b)) => same_values(targets[a as usize].0, targets[b as usize].0),
+                        None => true,
+                    };
+            }
             let usage_ok = self.red.types.iter().enumerate().all(|(ty, info)| {
                 (0..info.usage[m].len()).all(|k| {
                     info.usage[m][k] == info.usage[image][trial.tau(ty, k as u32) as usize]
@@ -442,11 +463,7 @@ impl<'r, 's> State<'r, 's> {
                 && (0..n_sym).all(|s| {
                     let from = spec.mappings[m].targets[s as usize].0;
                     let to = spec.mappings[image].targets[trial.sigma(s) as usize].0;
-                    match (self.value(from), self.value(to)) {
-                        (Some(x), Some(y)) => x == y,
-                        (None, None) => true,
-                        _ => false,
-                    }
+                    same_values(from, to)
                 })
         };
         for m in 0..n {
