@@ -267,12 +267,7 @@ impl Walk<'_> {
             }
             if self.prune {
                 // (B) non-decreasing within the position class.
-                let class = self.pos_class[pos] as usize;
-                let before = self.pos_members[class]
-                    .iter()
-                    .take_while(|&&k| k < pos)
-                    .last();
-                if before.is_some_and(|&k| self.params[k] > s) {
+                if self.prev_in_class[pos].is_some_and(|k| self.params[k] > s) {
                     continue;
                 }
             }
