@@ -95,7 +95,6 @@ struct Walk<'a> {
     members: Vec<Vec<u32>>,
     /// Class representatives.
     reps: Vec<u32>,
-    pos_class: Vec<u32>,
     /// Positions of each position class, ascending (test C).
     pos_members: Vec<Vec<usize>>,
     /// Test C is on.
@@ -230,7 +229,6 @@ pub fn for_each(
         sym_class: &sym_class,
         members,
         reps,
-        pos_class,
         pos_members,
         rearrange,
         prune,
