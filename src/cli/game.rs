@@ -131,6 +131,10 @@ pub struct StrategyArgs {
     /// codes through SAT and evaluate the spec's formulas).
     #[arg(long, value_enum)]
     route: Option<RouteArg>,
+    /// Spec route: do not reduce experiments by symmetry (build the full
+    /// explicit table of every experiment instead).
+    #[arg(long)]
+    no_reduce: bool,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -303,6 +307,10 @@ fn info(game: &Game, count_limit: usize, limit: Duration, json: bool) -> anyhow:
         };
         println!("experiment   {n} ({k} parameters): {count}");
     }
+    if let Ok((_, generated, kept)) = super::reduce::root_counts(game) {
+        let kept = kept.map_or("-".to_string(), |k| k.to_string());
+        println!("reduced      at the root: {generated} after phase 1, {kept} after phase 2");
+    }
     if problems.is_empty() && unknown {
         println!(
             "well-formed  unknown: the SAT proof did not finish within {} s (see --time-limit)",
@@ -377,6 +385,9 @@ fn analyze(
     tree_out: Option<PathBuf>,
     json: bool,
 ) -> anyhow::Result<()> {
+    if route(game, args.route)? == Route::Spec && !args.no_reduce {
+        return super::reduce::analyze(game, args.strategy, args.ties, tree_out, json);
+    }
     let (table, route) = table_for(game, args)?;
     let mut planner = Planner::new(&table, args.strategy, args.ties)?;
     let mut progress = Progress::new();
@@ -465,6 +476,9 @@ fn print_analysis(
 }
 
 fn play(game: &Game, secret: &str, args: &StrategyArgs, json: bool) -> anyhow::Result<()> {
+    if route(game, args.route)? == Route::Spec && !args.no_reduce {
+        return super::reduce::play(game, secret, args.strategy, args.ties, json);
+    }
     let (table, _) = table_for(game, args)?;
     let wanted: String = secret.split_whitespace().collect();
     let Some(code) = table.codes.iter().position(|c| *c == wanted) else {

@@ -12,6 +12,7 @@ use clap::{Parser, Subcommand};
 pub mod game;
 pub mod optimal;
 pub mod puzzle;
+pub mod reduce;
 
 /// Model checking for puzzles and games.
 #[derive(Debug, Parser)]
