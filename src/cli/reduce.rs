@@ -55,7 +55,10 @@ pub fn analyze(
         Tree::Leaf { .. } => None,
     };
     if let Some(path) = tree_out {
-        super::write_atomically(&path, tree_io::to_json(&built.table, &built.tree).as_bytes())?;
+        super::write_atomically(
+            &path,
+            tree_io::to_json(&built.table, &built.tree).as_bytes(),
+        )?;
     }
     if json {
         let out = AnalysisJson {
