@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Symmetry reduction benchmark: for each game, the hybrid engine's
+# max-models analysis with reduction (phase 1 + phase 2), and without
+# (the explicit table of every experiment, where one fits), plus the
+# experiments generated/distinct/kept per depth of the tree.
+#
+# Usage: scripts/bench-reduce.sh [RUNS]   (median of RUNS runs, default 3;
+# runs over 60 s are not repeated). Release build; spec files are written
+# with `checkmate game spec`, so the spec route is measured, not the
+# native one (shown for comparison where it exists).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${1:-3}
+cargo build --release -q --example bench_reduce --bin checkmate
+B=target/release/examples/bench_reduce
+C=target/release/checkmate
+DIR=$(mktemp -d)
+trap 'rm -rf "$DIR"' EXIT
+$C game spec mastermind:4x6 > "$DIR/mm46.game"
+
+# median GAME ARGS... -> prints the median line (by seconds, column 4)
+median() {
+  local out=() t
+  for ((i = 0; i < RUNS; i++)); do
+    line=$(timeout 600 "$B" "$@" 2>&1 | tail -1) || line="$1	-	timeout	600	-	-"
+    out+=("$line")
+    t=$(cut -f4 <<<"$line")
+    if awk "BEGIN{exit !($t > 60)}"; then break; fi
+  done
+  printf '%s\n' "${out[@]}" | sort -t$'\t' -k4,4g | awk -v n=${#out[@]} 'NR==int((n+1)/2)'
+}
+
+printf 'game\tstrategy\tmode\tseconds\ttotal\tworst\troot total/generated/distinct/kept\tper depth generated/distinct/kept\n'
+for g in coins:12 coins:39 coins:100 "$DIR/mm46.game" black-peg:6x6; do
+  median "$g" max-models
+  case $g in
+    coins:12|*mm46.game) median "$g" max-models --no-reduce ;;
+    *) printf '%s\tmax-models\ttable\t-\t(no explicit table: too many experiments)\n' "$g" ;;
+  esac
+done
+for g in coins:12 mastermind:4x6; do
+  median "$g" max-models --native
+done
