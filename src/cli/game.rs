@@ -232,7 +232,7 @@ fn info(game: &Game, count_limit: usize, limit: Duration, json: bool) -> anyhow:
             (
                 t.name.clone(),
                 t.arity,
-                params::count(t, spec.alphabet.len(), 1 << 32),
+                params::count(t, spec.alphabet.len(), 1 << 24),
             )
         })
         .collect();
