@@ -282,7 +282,7 @@ fn coins_spec(game: Builtin, coins: usize, extra: bool) -> Spec {
                             Formula::And(vec![right.clone(), light()]),
                         ]),
                     ),
-                    outcome("same", Formula::negate(or(vec![left, right]))),
+                    outcome("same", Formula::negate(pan(0..2 * m))),
                 ],
             }
         })
