@@ -14,7 +14,8 @@ use serde::Serialize;
 use checkmate::bmc::{self, BmcOptions};
 use checkmate::checker::{Checker, Engine, Tool};
 use checkmate::game::deduce::{self, Deduction, History};
-use checkmate::game::knowledge::{self, Knowledge, TypeCheck};
+use checkmate::game::explicit::ExplicitError;
+use checkmate::game::knowledge::{self, Knowledge, KnowledgeError, TypeCheck};
 use checkmate::game::strategy::{Planner, Strategy, Ties};
 use checkmate::game::table::Table;
 use checkmate::game::tree::Tree;
@@ -357,7 +358,13 @@ impl Progress {
 
 fn table_for(game: &Game, args: &StrategyArgs) -> anyhow::Result<(Table, Route)> {
     let route = route(game, args.route)?;
-    let table = game.table(route)?;
+    let table = game.table(route).map_err(|e| match e {
+        // The game file itself is wrong: the user's input.
+        ExplicitError::IllFormed { .. } | ExplicitError::Knowledge(KnowledgeError::NoCodes) => {
+            bad_input(e)
+        }
+        e => e.into(),
+    })?;
     Ok((table, route))
 }
 
