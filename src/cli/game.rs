@@ -196,7 +196,12 @@ pub fn run(args: GameArgs) -> anyhow::Result<ExitCode> {
             let game = load(&game)?;
             let history = read_history(&game, &history)?;
             let d = match engine {
-                DeduceEngine::Sat => deduce::deduce(&game, &history, limit, count_limit)?,
+                DeduceEngine::Sat => {
+                    deduce::deduce(&game, &history, limit, count_limit).map_err(|e| match e {
+                        KnowledgeError::NoCodes => bad_input(e),
+                        e => e.into(),
+                    })?
+                }
                 DeduceEngine::Bmc => deduce_bmc(&game, &history, limit, count_limit)?,
                 DeduceEngine::Nusmv => deduce_nusmv(&game, &history, nusmv.as_deref())?,
             };

@@ -449,7 +449,12 @@ mod tests {
 
     #[test]
     fn generated_specs_snapshot() {
-        for name in ["coins:4+1", "mastermind:2x2", "black-peg:2x3", "bulls-cows:2x3"] {
+        for name in [
+            "coins:4+1",
+            "mastermind:2x2",
+            "black-peg:2x3",
+            "bulls-cows:2x3",
+        ] {
             let text = spec(name.parse().unwrap()).to_string();
             insta::assert_snapshot!(name.replace(':', "_"), text);
         }
