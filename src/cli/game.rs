@@ -18,7 +18,8 @@ use checkmate::game::explicit::ExplicitError;
 use checkmate::game::knowledge::{self, Knowledge, KnowledgeError, TypeCheck};
 use checkmate::game::strategy::{Planner, Strategy, Ties};
 use checkmate::game::table::Table;
-use checkmate::game::tree::Tree;
+use checkmate::game::tree::{Analysis, Tree};
+use checkmate::game::tree_io;
 use checkmate::game::{params, Game, Route};
 use checkmate::smv;
 use checkmate::trace::Verdict;
@@ -64,9 +65,14 @@ pub enum GameCommand {
         game: String,
         #[command(flatten)]
         strategy: StrategyArgs,
-        /// Also write the decision tree as JSON to this file.
-        #[arg(long)]
+        /// Replay this saved strategy tree (JSON, as `game optimal --tree`
+        /// or `--save-tree` write it) over every code instead of building
+        /// a strategy: an independent check of its figures.
+        #[arg(long, value_name = "FILE")]
         tree: Option<PathBuf>,
+        /// Also write the strategy's decision tree as JSON to this file.
+        #[arg(long, value_name = "FILE", conflicts_with = "tree")]
+        save_tree: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -176,8 +182,12 @@ pub fn run(args: GameArgs) -> anyhow::Result<ExitCode> {
             game,
             strategy,
             tree,
+            save_tree,
             json,
-        } => analyze(&load(&game)?, &strategy, tree, json)?,
+        } => match tree {
+            Some(path) => replay(&load(&game)?, &strategy, &path, json)?,
+            None => analyze(&load(&game)?, &strategy, save_tree, json)?,
+        },
         GameCommand::Play {
             game,
             secret,
@@ -391,14 +401,48 @@ fn analyze(
         Tree::Leaf { .. } => None,
     };
     if let Some(path) = tree_out {
-        std::fs::write(&path, serde_json::to_string(&tree)?)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        super::write_atomically(&path, tree_io::to_json(&table, &tree).as_bytes())?;
     }
+    print_analysis(
+        game,
+        args.strategy.name(),
+        args.ties.name(),
+        route,
+        &a,
+        first,
+        json,
+    )
+}
+
+/// `game analyze --tree FILE`: the saved tree replayed over every code.
+fn replay(game: &Game, args: &StrategyArgs, path: &Path, json: bool) -> anyhow::Result<()> {
+    let (table, route) = table_for(game, args)?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read `{}`", path.display()))
+        .map_err(super::bad_input)?;
+    let (tree, a) = tree_io::replay_json(&table, &text)
+        .map_err(|e| super::bad_input(anyhow::anyhow!("{}: {e}", path.display())))?;
+    let first = match &tree {
+        Tree::Node { experiment, .. } => Some(table.experiments[*experiment].to_string()),
+        Tree::Leaf { .. } => None,
+    };
+    print_analysis(game, "tree", "as saved", route, &a, first, json)
+}
+
+fn print_analysis(
+    game: &Game,
+    strategy: &str,
+    ties: &str,
+    route: Route,
+    a: &Analysis,
+    first: Option<String>,
+    json: bool,
+) -> anyhow::Result<()> {
     if json {
         let out = AnalysisJson {
             game: &game.name,
-            strategy: args.strategy.name(),
-            ties: args.ties.name(),
+            strategy,
+            ties,
             codes: a.codes,
             total: a.total,
             average: a.average(),
@@ -412,8 +456,8 @@ fn analyze(
     println!(
         "{}, {} (ties: {}, route: {})",
         game.name,
-        args.strategy,
-        args.ties,
+        strategy,
+        ties,
         route.name()
     );
     println!("codes      {}", a.codes);
@@ -559,7 +603,7 @@ fn smv_options(game: &Game, history: &History, dialect: smv::Dialect) -> smv::Em
         description: vec![
             "Each solution is a secret code that fits every recorded outcome.".into(),
         ],
-        file_name: String::new(),
+        ..smv::EmitOptions::default()
     }
 }
 

@@ -388,6 +388,31 @@ impl Puzzle {
     }
 }
 
+impl fmt::Display for Puzzle {
+    /// The puzzle file format: `name:` (if any), `variant:`, then the rows
+    /// with right-aligned tokens. [`parse`] reads it back to an equal puzzle.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(name) = &self.name {
+            writeln!(f, "name: {name}")?;
+        }
+        writeln!(f, "variant: {}", self.variant)?;
+        let token = |c: &Cell| match c {
+            Cell::Blank => ".".to_string(),
+            Cell::Blocked => "X".to_string(),
+            Cell::Number(k) => k.to_string(),
+        };
+        let width = self.cells.iter().map(|c| token(c).len()).max().unwrap_or(1);
+        for row in self.cells.chunks(self.cols) {
+            let toks: Vec<String> = row
+                .iter()
+                .map(|c| format!("{:>width$}", token(c)))
+                .collect();
+            writeln!(f, "{}", toks.join(" "))?;
+        }
+        Ok(())
+    }
+}
+
 /// A solution: the path as a sequence of board positions; `path[k - 1]` is
 /// the cell at [`Step`] `k`.
 #[derive(Clone, Debug, PartialEq, Eq)]

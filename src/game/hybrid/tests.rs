@@ -57,15 +57,19 @@ fn reduction_keeps_every_strategys_tree() {
                 let (want, a) = reference(&game, s, t);
                 for opts in [
                     Options {
-                        switch: 0,
+                        table: TableUse::Never,
                         ..Options::default()
                     },
                     Options {
-                        switch: 0,
+                        table: TableUse::Never,
                         phase2: false,
                         ..Options::default()
                     },
                     Options::default(),
+                    Options {
+                        table: TableUse::Always,
+                        ..Options::default()
+                    },
                     Options {
                         reduce: false,
                         ..Options::default()
@@ -90,13 +94,13 @@ fn root_classes_match_the_known_counts() {
             Strategy::MaxModels,
             Ties::PossibleFirst,
             Options {
-                switch: 0,
+                table: TableUse::Never,
                 ..Options::default()
             },
         )
         .unwrap();
         let all: Vec<u32> = (0..e.n_codes() as u32).collect();
-        let _ = e.choose(&all, &[]).unwrap();
+        let _ = e.choose(&all, &[], &mut false).unwrap();
         assert_eq!(e.root.kept, kept, "{name}");
         assert_eq!(e.root.generated, kept, "{name}: phase 1 alone");
     }

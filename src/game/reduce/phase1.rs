@@ -20,15 +20,22 @@
 //! class and renaming symbols in order of first use.
 //!
 //! Why this never loses the least member of a class: for a skipped p with
-//! prefix P, g(p) <lex p is equivalent to p; if g(p) breaks a
+//! prefix P, g(p) <lex p is equivalent to p; if g(p) breaks a clean
 //! `PARAMS_SORTED` group, sorting that group (an element of G as well,
-//! because every sorted group must lie in one position class, else phase
-//! 1 is off for the type) gives a valid parameterisation that is
+//! because every clean group must lie in one position class, else phase
+//! 1 is off for the type) gives a parameterisation that is
 //! lexicographically no larger (groups must be listed in increasing
 //! position order; `PARAMS_DISTINCT` groups must contain a sorted group
-//! wholly or not at all, so sorting keeps them). By induction on the
-//! lexicographic order every skipped p has an enumerated equivalent that
-//! is smaller, so the least member of each class is enumerated.
+//! wholly or not at all, so sorting keeps them). A *filter* (a sorted pair
+//! `a, b` heading two clean groups of equal size, as the coin weighings'
+//! "least coin on the left pan"; see `reduce::Filter`) may then be broken:
+//! its block swap, certified as a symmetry at the node (outcomes may
+//! trade places: "lighter" and "heavier"), followed by sorting, puts the
+//! smaller head first, so the result is smaller again and meets the
+//! filter; each repair shrinks lexicographically, so repairs end. By
+//! induction on the lexicographic order every skipped p has an enumerated
+//! equivalent that is smaller, so the least member of each class is
+//! enumerated.
 
 use super::state::State;
 

@@ -17,15 +17,17 @@
 //!    codes when they are known, else syntactically: the normalised
 //!    conjuncts of φ0 ∧ history, fixed variables substituted, are mapped
 //!    onto themselves);
-//! 3. every outcome template of every experiment type (normalised, fixed
-//!    variables substituted) is mapped to itself by the leaf renaming
-//!    `M$k ↦ ρ(M)$τ(k)`, `v ↦ π(v)` (τ is the identity on other types).
+//! 3. for every experiment type, the leaf renaming `M$k ↦ ρ(M)$τ(k)`,
+//!    `v ↦ π(v)` (τ the identity on other types) maps the set of its
+//!    outcome templates (normalised, fixed variables substituted) onto
+//!    itself, final outcomes onto final ones.
 //!
-//! Then experiment `(t, p)` on code `c` shows the same outcome as
-//! `(t, σ∘p∘τ⁻¹)` on `π(c)`, so the two split the codes still possible
-//! into parts of equal sizes, with equal fixed-variable counts and the
-//! same final outcomes: every strategy ranks them alike, and the games
-//! after them are the same up to π (an optimal search may use them too).
+//! Then experiment `(t, p)` on code `c` shows outcome o iff
+//! `(t, σ∘p∘τ⁻¹)` shows the matching outcome o' on `π(c)`, so the two
+//! split the codes still possible into parts of equal sizes, with equal
+//! fixed-variable counts and the same finality: every strategy ranks them
+//! alike, and the games after them are the same up to π (π maps every
+//! experiment to an experiment, so an optimal search may use them too).
 //! Each check is sufficient, not necessary: a symmetry it misses only
 //! costs reduction, never correctness.
 
