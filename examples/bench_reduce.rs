@@ -14,9 +14,11 @@ fn main() {
     let game = Game::load(&args[0]).expect("game");
     let strategy: Strategy = args[1].parse().expect("strategy");
     let flag = |f: &str| args.iter().any(|a| a == f);
-    let mut opts = Options::default();
-    opts.reduce = !flag("--no-reduce");
-    opts.phase2 = !flag("--no-phase2");
+    let mut opts = Options {
+        reduce: !flag("--no-reduce"),
+        phase2: !flag("--no-phase2"),
+        ..Options::default()
+    };
     if let Some(i) = args.iter().position(|a| a == "--table") {
         opts.table = match args[i + 1].as_str() {
             "never" => TableUse::Never,
