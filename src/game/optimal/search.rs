@@ -21,7 +21,19 @@
 //!   best value meets the set's lower bound.
 //! * Memo entries ([`Memo`]) are keyed by the set and the depth allowance
 //!   (or, for the worst case, the depth asked), never by the history: the
-//!   value of a set does not depend on how it was reached.
+//!   value of a set does not depend on how it was reached. Large sets of
+//!   games with a canonical form ([`Symmetry::canonical`]) are keyed by
+//!   their symmetry class; the experiment stored under such a key belongs
+//!   to another member of the class and is never played on this one.
+//!
+//! Order of work at a node: the cheap facts ([`Search::known`]: size
+//! bound, the perfect-split check, the memo); the set's own codes as
+//! guesses ([`Search::probe_hits`]), which often reach the set's bound;
+//! then one scan of every candidate's part counts (byte counts and SWAR
+//! for one-final-outcome games, [`super::packed`]) and evaluation in
+//! bound order, in parallel for large sets. Before recursing into a
+//! candidate's parts, all parts' cheap facts are summed, so most hopeless
+//! candidates stop without any recursion.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
