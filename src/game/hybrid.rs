@@ -603,12 +603,29 @@ impl<'g> Engine<'g> {
         );
         let reducer = self.reducer.clone();
         let mut state = reducer.state(fixed, history, Some(rows));
-        let generated = reducer.phase1(&mut state, PHASE1_LIMIT).map_err(|_| {
-            HybridError::TooManyExperiments {
-                depth,
-                limit: PHASE1_LIMIT,
-            }
-        })?;
+        let overflow = |_| HybridError::TooManyExperiments {
+            depth,
+            limit: PHASE1_LIMIT,
+        };
+        if self.all.is_none() || self.opts.table == TableUse::Never {
+            // No table to fall back on: merge as phase 1 goes, keeping
+            // only distinct splits.
+            let mut seen = HashMap::new();
+            let mut distinct = Vec::new();
+            let mut generated = 0;
+            reducer
+                .phase1_each(&mut state, &mut |exp| {
+                    generated += 1;
+                    if generated > PHASE1_LIMIT {
+                        return Err(crate::game::reduce::Overflow);
+                    }
+                    self.merge(exp, &sub, &mut seen, &mut distinct);
+                    Ok(())
+                })
+                .map_err(overflow)?;
+            return self.choose_reduced(state, generated, distinct, &sub, depth);
+        }
+        let generated = reducer.phase1(&mut state, PHASE1_LIMIT).map_err(overflow)?;
         let n_all = self.all.as_ref().map(Vec::len);
         let use_table = match (self.opts.table, n_all) {
             (_, None) | (TableUse::Never, _) => false,
@@ -628,7 +645,36 @@ impl<'g> Engine<'g> {
             *table = true;
             return self.choose_table(codes, depth);
         }
-        self.choose_reduced(state, generated, &sub, depth)
+        let mut seen = HashMap::new();
+        let mut distinct = Vec::new();
+        let n = generated.len();
+        for exp in generated {
+            self.merge(exp, &sub, &mut seen, &mut distinct);
+        }
+        self.choose_reduced(state, n, distinct, &sub, depth)
+    }
+
+    /// Adds `exp` to `distinct` unless an earlier experiment splits `sub`
+    /// the same way (the same parts, finals alike, names aside).
+    fn merge(
+        &self,
+        exp: Instance,
+        sub: &Subset,
+        seen: &mut HashMap<Vec<(bool, Vec<u64>)>, ()>,
+        distinct: &mut Vec<(Instance, Vec<Vec<u64>>)>,
+    ) {
+        let parts = self.eval(&exp, sub);
+        let t = &self.game.spec.experiments[exp.ty];
+        let mut key: Vec<(bool, Vec<u64>)> = parts
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.iter().any(|&x| x != 0))
+            .map(|(o, p)| (t.is_final(o), p.clone()))
+            .collect();
+        key.sort_unstable();
+        if seen.insert(key, ()).is_none() {
+            distinct.push((exp, parts));
+        }
     }
 
     fn choose_table(
@@ -666,27 +712,11 @@ impl<'g> Engine<'g> {
     fn choose_reduced(
         &mut self,
         mut state: crate::game::reduce::State,
-        generated: Vec<Instance>,
+        generated: usize,
+        distinct: Vec<(Instance, Vec<Vec<u64>>)>,
         sub: &Subset,
         depth: usize,
     ) -> Result<Result<(Instance, Vec<u8>), usize>, HybridError> {
-        // Merge identical splits: the same parts, finals alike.
-        let mut seen: HashMap<Vec<(bool, Vec<u64>)>, ()> = HashMap::new();
-        let mut distinct: Vec<(Instance, Vec<Vec<u64>>)> = Vec::new();
-        for exp in &generated {
-            let parts = self.eval(exp, sub);
-            let t = &self.game.spec.experiments[exp.ty];
-            let mut key: Vec<(bool, Vec<u64>)> = parts
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.iter().any(|&x| x != 0))
-                .map(|(o, p)| (t.is_final(o), p.clone()))
-                .collect();
-            key.sort_unstable();
-            if seen.insert(key, ()).is_none() {
-                distinct.push((exp.clone(), parts));
-            }
-        }
         let keep = if self.opts.phase2 {
             let groups: Vec<Vec<(bool, u32)>> = distinct
                 .iter()
@@ -719,7 +749,7 @@ impl<'g> Engine<'g> {
             } else {
                 None
             },
-            generated: generated.len(),
+            generated,
             distinct: distinct.len(),
             kept: keep.iter().filter(|&&k| k).count(),
         };

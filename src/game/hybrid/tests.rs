@@ -49,6 +49,7 @@ fn reduction_keeps_every_strategys_tree() {
         "coins:4",
         "coins:5",
         "coins:6",
+        "coins:9",
         "coins:4+1",
     ] {
         let game = Game::builtin(name.parse::<Builtin>().unwrap());
@@ -117,4 +118,20 @@ fn coins_12_max_models_reference_result() {
     );
     let a = built.tree.analyze(&built.table).unwrap();
     assert_eq!((a.codes, a.worst, a.total), (24, 3, 72));
+}
+
+/// Padding (a genuine coin on each pan) is pruned in phase 1 once
+/// weighings have found genuine coins: the trees still match.
+#[test]
+fn coins_12_trees_match_with_padding() {
+    let game = Game::builtin("coins:12".parse::<Builtin>().unwrap());
+    for s in [
+        Strategy::MaxModels,
+        Strategy::ExpModels,
+        Strategy::EntModels,
+    ] {
+        let (want, _) = reference(&game, s, Ties::PossibleFirst);
+        let (got, _) = hybrid(&game, s, Ties::PossibleFirst, Options::default());
+        assert_eq!(got, want, "{s}");
+    }
 }
