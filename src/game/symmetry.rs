@@ -646,12 +646,19 @@ mod tests {
         assert!(r.len() < 100, "{}", r.len());
     }
 
+    /// MM(4,5) and its word symmetry, built once for all cases.
+    fn mm45() -> &'static (Table, WordSymmetry) {
+        static CELL: std::sync::OnceLock<(Table, WordSymmetry)> = std::sync::OnceLock::new();
+        CELL.get_or_init(|| {
+            let table = "mastermind:4x5".parse::<Builtin>().unwrap().table();
+            let sym = WordSymmetry::new(&table, 4, 5, AbsentMode::Collapse).unwrap();
+            (table, sym)
+        })
+    }
+
     /// Applies position permutation `perm` and symbol permutation `tau`
-    /// to every code of `set` (a word game whose codes are all words).
-    fn apply(game: &str, set: &[u16], perm: &[u8], tau: &[u8]) -> Vec<u16> {
-        let b: Builtin = game.parse().unwrap();
-        let table = b.table();
-        let sym = WordSymmetry::new(&table, perm.len(), tau.len(), AbsentMode::Collapse).unwrap();
+    /// to every code of `set`.
+    fn apply(sym: &WordSymmetry, set: &[u16], perm: &[u8], tau: &[u8]) -> Vec<u16> {
         let mut out: Vec<u16> = set
             .iter()
             .map(|&c| {
@@ -677,13 +684,11 @@ mod tests {
             perm in Just((0u8..4).collect::<Vec<_>>()).prop_shuffle(),
             tau in Just((0u8..5).collect::<Vec<_>>()).prop_shuffle(),
         ) {
-            let game = "mastermind:4x5";
-            let table = game.parse::<Builtin>().unwrap().table();
-            let sym = WordSymmetry::new(&table, 4, 5, AbsentMode::Collapse).unwrap();
+            let (table, sym) = mm45();
             let mut set = picks.clone();
             set.sort_unstable();
             set.dedup();
-            let moved = apply(game, &set, &perm, &tau);
+            let moved = apply(sym, &set, &perm, &tau);
             let (mut a, mut b) = (Vec::new(), Vec::new());
             let ok_a = sym.canonical(&set, &mut a);
             let ok_b = sym.canonical(&moved, &mut b);

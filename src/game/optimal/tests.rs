@@ -126,6 +126,9 @@ fn parallel_paths_equal_exhaustive_search() {
                 };
                 let got = solve_tuned(&table, s, &options, None, tiny).unwrap();
                 assert_eq!(got.value, want, "{name} {objective} {max_depth:?}");
+                // Scheduling and thresholds never change the tree.
+                let plain = solve(&table, s, &options, None).unwrap();
+                assert_eq!(got.tree, plain.tree, "{name} {objective} {max_depth:?}");
             }
         }
     }
