@@ -14,7 +14,8 @@ use serde::Serialize;
 use checkmate::bmc::{self, BmcOptions};
 use checkmate::checker::{Checker, Engine, Tool};
 use checkmate::game::deduce::{self, Deduction, History};
-use checkmate::game::knowledge::{self, Knowledge, TypeCheck};
+use checkmate::game::explicit::ExplicitError;
+use checkmate::game::knowledge::{self, Knowledge, KnowledgeError, TypeCheck};
 use checkmate::game::strategy::{Planner, Strategy, Ties};
 use checkmate::game::table::Table;
 use checkmate::game::tree::{Analysis, Tree};
@@ -209,7 +210,12 @@ pub fn run(args: GameArgs) -> anyhow::Result<ExitCode> {
             let game = load(&game)?;
             let history = read_history(&game, &history)?;
             let d = match engine {
-                DeduceEngine::Sat => deduce::deduce(&game, &history, limit, count_limit)?,
+                DeduceEngine::Sat => {
+                    deduce::deduce(&game, &history, limit, count_limit).map_err(|e| match e {
+                        KnowledgeError::NoCodes => bad_input(e),
+                        e => e.into(),
+                    })?
+                }
                 DeduceEngine::Bmc => deduce_bmc(&game, &history, limit, count_limit)?,
                 DeduceEngine::Nusmv => deduce_nusmv(&game, &history, nusmv.as_deref())?,
             };
@@ -236,7 +242,7 @@ fn info(game: &Game, count_limit: usize, limit: Duration, json: bool) -> anyhow:
             (
                 t.name.clone(),
                 t.arity,
-                params::count(t, spec.alphabet.len(), 1 << 32),
+                params::count(t, spec.alphabet.len(), 1 << 24),
             )
         })
         .collect();
@@ -375,7 +381,13 @@ impl Progress {
 
 fn table_for(game: &Game, args: &StrategyArgs) -> anyhow::Result<(Table, Route)> {
     let route = route(game, args.route)?;
-    let table = game.table(route)?;
+    let table = game.table(route).map_err(|e| match e {
+        // The game file itself is wrong: the user's input.
+        ExplicitError::IllFormed { .. } | ExplicitError::Knowledge(KnowledgeError::NoCodes) => {
+            bad_input(e)
+        }
+        e => e.into(),
+    })?;
     Ok((table, route))
 }
 

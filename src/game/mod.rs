@@ -157,7 +157,19 @@ impl Game {
     /// The explicit table, natively or through the spec.
     pub fn table(&self, route: Route) -> Result<Table, explicit::ExplicitError> {
         match (route, self.builtin) {
-            (Route::Native, Some(b)) => Ok(b.table()),
+            (Route::Native, Some(b)) => {
+                let (codes, experiments) = (b.n_codes(), b.n_experiments());
+                if codes > explicit::MAX_CODES as u128 {
+                    return Err(explicit::ExplicitError::TooManyCodes);
+                }
+                if codes.saturating_mul(experiments) > explicit::MAX_CELLS as u128 {
+                    return Err(explicit::ExplicitError::TooManyCells {
+                        codes: codes as usize,
+                        experiments,
+                    });
+                }
+                Ok(b.table())
+            }
             (Route::Native, None) => Err(explicit::ExplicitError::NoNativeRoute(self.name.clone())),
             (Route::Spec, _) => explicit::build(self),
         }

@@ -2,7 +2,7 @@
 //! that it finds every code within a number of experiments.
 //!
 //! Input: a [`Table`], a [`Tree`] over it and a depth `D` (default: the
-//! tree's depth). Output: a [`StrategyModel`] wrapping an [`ir::System`]:
+//! tree's depth). Output: a [`StrategyModel`] wrapping an [`crate::ir::System`]:
 //!
 //! * `secret` — frozen, an enumeration of the codes (`c_AABB`, `c_7h`),
 //!   chosen freely in the initial state;

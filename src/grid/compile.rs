@@ -8,7 +8,7 @@
 //! engine (measured with `scripts/bench-nusmv.sh`):
 //!
 //! * `pos : 0..n-1` — the current cell, a [`CellId`] (open cells numbered
-//!   row by row); declared first, because NuSMV orders BDD variables by
+//!   along the board's longer side); declared first, because NuSMV orders BDD variables by
 //!   declaration and every constraint reads `pos`;
 //! * `step : 1..n` — the 1-based position on the path;
 //! * `visited : array 0..n-1 of boolean` — the cells on the path so far;

@@ -208,7 +208,7 @@ fn context(sys: &System, opts: &EmitOptions) -> Result<Context, EmitError> {
             assigns.push(Named { name, rhs });
         }
     }
-    let mut constraints = Vec::new();
+    let mut constraints = pins(sys);
     for (keyword, list) in [
         ("INIT", &sys.init),
         ("INVAR", &sys.invar),
@@ -315,12 +315,42 @@ fn rhs(p: &Printer, e: &Expr, place: &str) -> Result<Rhs, EmitError> {
     })
 }
 
+/// The declared SMV type. NuSMV turns a variable with one value into a
+/// constant (and then rejects its assignments and leaves it out of
+/// traces), so a one-value domain is declared with one more value and
+/// pinned by an INVAR (see [`pins`]).
 fn domain(d: &Domain) -> String {
     match d {
         Domain::Bool => "boolean".into(),
+        Domain::Range { lo, hi } if lo == hi => format!("{lo}..{}", hi + 1),
         Domain::Range { lo, hi } => format!("{lo}..{hi}"),
+        Domain::Enum(syms) if syms.len() == 1 => format!("{{{}, {}}}", syms[0], spare(&syms[0])),
         Domain::Enum(syms) => format!("{{{}}}", syms.join(", ")),
     }
+}
+
+/// A symbol other than `sym`, for widening a one-symbol enumeration.
+fn spare(sym: &str) -> String {
+    format!("{sym}_unused")
+}
+
+/// INVARs `x = v` for the variables whose domain has one value `v`.
+fn pins(sys: &System) -> Vec<ConstraintCtx> {
+    sys.vars
+        .iter()
+        .filter(|v| v.domain.size() == 1)
+        .map(|v| ConstraintCtx {
+            keyword: "INVAR",
+            label: vec![format!(
+                "`{}` has one value (declared wider: NuSMV would make it a constant)",
+                v.name
+            )],
+            rhs: Rhs {
+                lines: vec![format!("{} = {}", v.name, v.domain.values()[0])],
+                arms: Vec::new(),
+            },
+        })
+        .collect()
 }
 
 /// Declarations grouped into consecutive `VAR`/`FROZENVAR` sections, in
@@ -573,6 +603,22 @@ mod tests {
         assert!(text.contains("--   NuSMV model.smv\n"), "{text}");
         let again = emit(&secret(), &EmitOptions::default()).unwrap();
         assert_eq!(text, again);
+    }
+
+    #[test]
+    fn one_value_variables_stay_variables() {
+        let mut s = System::default();
+        let x = s.add_var("x", Domain::Range { lo: 3, hi: 3 }, false);
+        s.add_var("e", Domain::Enum(vec!["only".into()]), true);
+        s.init_assign.push(Assign {
+            var: x,
+            value: Expr::int(3),
+        });
+        let text = emit(&s, &EmitOptions::default()).unwrap();
+        assert!(text.contains("  x : 3..4;\n"), "{text}");
+        assert!(text.contains("  e : {only, only_unused};\n"), "{text}");
+        assert!(text.contains("INVAR\n  x = 3;\n"), "{text}");
+        assert!(text.contains("INVAR\n  e = only;\n"), "{text}");
     }
 
     #[test]

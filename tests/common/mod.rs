@@ -14,16 +14,45 @@ use checkmate::grid::{Cell, Coord, Puzzle, Solution, Variant};
 /// Counts solutions up to `cap` and returns the first one found.
 pub fn brute_force(puzzle: &Puzzle, cap: usize) -> (usize, Option<Solution>) {
     let cells = puzzle.open_cells().to_vec();
+    let n = cells.len();
+    let number: Vec<Option<u32>> = cells
+        .iter()
+        .map(|&c| match puzzle.cell(c) {
+            Some(Cell::Number(k)) => Some(k),
+            _ => None,
+        })
+        .collect();
+    // `given_at[s]`: step `s` (1-based) has a numbered cell.
+    let mut given_at = vec![false; n + 2];
+    for k in number.iter().flatten() {
+        if (*k as usize) < given_at.len() {
+            given_at[*k as usize] = true;
+        }
+    }
+    let diagonal = puzzle.variant.diagonal();
+    let adjacent: Vec<Vec<usize>> = (0..n)
+        .map(|i| {
+            (0..n)
+                .filter(|&j| cells[i].adjacent(cells[j], diagonal))
+                .collect()
+        })
+        .collect();
+    let highest = number.iter().flatten().max().copied();
     let mut search = Search {
-        puzzle,
+        variant: puzzle.variant,
         cells: &cells,
-        used: vec![false; cells.len()],
+        number,
+        given_at,
+        adjacent,
+        highest,
+        used: vec![false; n],
         path: Vec::new(),
+        reached: 0,
         count: 0,
         cap,
         first: None,
     };
-    for start in 0..cells.len() {
+    for start in 0..n {
         search.extend(start);
         if search.count >= cap {
             break;
@@ -33,47 +62,34 @@ pub fn brute_force(puzzle: &Puzzle, cap: usize) -> (usize, Option<Solution>) {
 }
 
 struct Search<'a> {
-    puzzle: &'a Puzzle,
+    variant: Variant,
     cells: &'a [Coord],
+    number: Vec<Option<u32>>,
+    given_at: Vec<bool>,
+    adjacent: Vec<Vec<usize>>,
+    highest: Option<u32>,
     used: Vec<bool>,
     path: Vec<usize>,
+    /// Waypoint: the highest waypoint on the path so far.
+    reached: u32,
     count: usize,
     cap: usize,
     first: Option<Solution>,
 }
 
 impl Search<'_> {
-    fn number(&self, i: usize) -> Option<u32> {
-        match self.puzzle.cell(self.cells[i]) {
-            Some(Cell::Number(k)) => Some(k),
-            _ => None,
-        }
-    }
-
-    /// Whether cell `i` may be the next cell of the path.
+    /// Whether cell `i` may be the next cell of the path (the rules of the
+    /// variant, read directly).
     fn allowed(&self, i: usize) -> bool {
         let step = self.path.len() as u32 + 1;
-        match self.puzzle.variant {
-            Variant::Numbrix | Variant::Hidato => {
-                // A numbered cell only at its step; a step with a numbered
-                // cell only there.
-                match self.number(i) {
-                    Some(k) => k == step,
-                    None => !(0..self.cells.len()).any(|j| self.number(j) == Some(step)),
-                }
-            }
-            Variant::Waypoint => {
-                let reached = self
-                    .path
-                    .iter()
-                    .filter_map(|&j| self.number(j))
-                    .max()
-                    .unwrap_or(0);
-                match self.number(i) {
-                    Some(k) => k == reached + 1,
-                    None => step > 1,
-                }
-            }
+        match (self.variant, self.number[i]) {
+            // Numbrix/hidato: a numbered cell only at its step; a step
+            // with a numbered cell only there.
+            (Variant::Numbrix | Variant::Hidato, Some(k)) => k == step,
+            (Variant::Numbrix | Variant::Hidato, None) => !self.given_at[step as usize],
+            // Waypoint: start on 1, then the next waypoint only.
+            (Variant::Waypoint, Some(k)) => k == self.reached + 1,
+            (Variant::Waypoint, None) => step > 1,
         }
     }
 
@@ -81,15 +97,16 @@ impl Search<'_> {
         if self.count >= self.cap || self.used[i] || !self.allowed(i) {
             return;
         }
-        if let Some(&last) = self.path.last() {
-            if !self.cells[last].adjacent(self.cells[i], self.puzzle.variant.diagonal()) {
-                return;
-            }
+        let before = self.reached;
+        if let Some(k) = self.number[i] {
+            self.reached = self.reached.max(k);
         }
         self.used[i] = true;
         self.path.push(i);
         if self.path.len() == self.cells.len() {
-            if self.complete() {
+            // Waypoint: the path ends on the highest number.
+            let ends_right = self.variant != Variant::Waypoint || self.number[i] == self.highest;
+            if ends_right {
                 self.count += 1;
                 if self.first.is_none() {
                     self.first = Some(Solution {
@@ -98,21 +115,14 @@ impl Search<'_> {
                 }
             }
         } else {
-            for j in 0..self.cells.len() {
+            for k in 0..self.adjacent[i].len() {
+                let j = self.adjacent[i][k];
                 self.extend(j);
             }
         }
         self.path.pop();
         self.used[i] = false;
-    }
-
-    /// Waypoint: the path ends on the highest number.
-    fn complete(&self) -> bool {
-        if self.puzzle.variant != Variant::Waypoint {
-            return true;
-        }
-        let highest = (0..self.cells.len()).filter_map(|j| self.number(j)).max();
-        self.number(*self.path.last().unwrap()) == highest
+        self.reached = before;
     }
 }
 

@@ -21,7 +21,19 @@
 //!   best value meets the set's lower bound.
 //! * Memo entries ([`Memo`]) are keyed by the set and the depth allowance
 //!   (or, for the worst case, the depth asked), never by the history: the
-//!   value of a set does not depend on how it was reached.
+//!   value of a set does not depend on how it was reached. Large sets of
+//!   games with a canonical form ([`Symmetry::canonical`]) are keyed by
+//!   their symmetry class; the experiment stored under such a key belongs
+//!   to another member of the class and is never played on this one.
+//!
+//! Order of work at a node: the cheap facts ([`Search::known`]: size
+//! bound, the perfect-split check, the memo); the set's own codes as
+//! guesses ([`Search::probe_hits`]), which often reach the set's bound;
+//! then one scan of every candidate's part counts (byte counts and SWAR
+//! for one-final-outcome games, [`super::packed`]) and evaluation in
+//! bound order, in parallel for large sets. Before recursing into a
+//! candidate's parts, all parts' cheap facts are summed, so most hopeless
+//! candidates stop without any recursion.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -72,6 +84,9 @@ pub struct Tuning {
     pub chunk: usize,
     /// Sets the memo records at most.
     pub memo_capacity: usize,
+    /// Sets at least this large are keyed by their symmetry class (when
+    /// the game's symmetry gives canonical forms).
+    pub canon_min: usize,
 }
 
 impl Default for Tuning {
@@ -81,6 +96,7 @@ impl Default for Tuning {
             par_work: 1 << 17,
             chunk: 256,
             memo_capacity: memo::DEFAULT_CAPACITY,
+            canon_min: 12,
         }
     }
 }
@@ -108,6 +124,8 @@ thread_local! {
     static COUNTS: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
     /// The same as bytes, for [`Packed`] scans.
     static BYTES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// Canonical images of sets, for memo keys.
+    static CANON: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
 }
 
 /// How a candidate scan filters and orders.
@@ -274,6 +292,24 @@ impl<'a> Search<'a> {
         }
     }
 
+    /// The memo key of `set` under `salt`, and whether it is the key of
+    /// the set's symmetry class (a canonical image) rather than its own.
+    fn memo_key(&self, set: &[u16], salt: u32) -> (u128, bool) {
+        if set.len() >= self.tuning.canon_min {
+            if let Some(sym) = self.symmetry {
+                let key = CANON.with(|cell| {
+                    let mut image = cell.borrow_mut();
+                    sym.canonical(set, &mut image)
+                        .then(|| memo::key(&image, salt))
+                });
+                if let Some(key) = key {
+                    return (key, true);
+                }
+            }
+        }
+        (memo::key(set, salt), false)
+    }
+
     /// The [`linear_prefix`] of [`Search::bnd`]`(depth)`.
     #[inline]
     fn tau(&self, depth: u32) -> u8 {
@@ -381,7 +417,7 @@ impl<'a> Search<'a> {
             return (INF, true);
         }
         if n >= 3 {
-            if let Some(entry) = self.memo.get(memo::key(set, depth)) {
+            if let Some(entry) = self.memo.get(self.memo_key(set, depth).0) {
                 if entry.exact {
                     return (entry.value, true);
                 }
@@ -714,7 +750,7 @@ impl<'a> Search<'a> {
         history: &mut Vec<u32>,
     ) -> (Cost, Option<u32>) {
         self.nodes.fetch_add(1, Ordering::Relaxed);
-        let key = memo::key(set, depth);
+        let (key, _) = self.memo_key(set, depth);
         if let Some((v, e)) = self.probe_hits(set, lb, depth, history) {
             self.memo.put(key, Entry::exact(v, e));
             return (v, Some(e));
@@ -971,20 +1007,30 @@ impl<'a> Search<'a> {
     pub fn total_tree(&self, set: &[u16], depth: u32, history: &mut Vec<u32>) -> Tree {
         let e = match self.quick(set) {
             Some((_, e)) => e,
-            None => match self.memo.get(memo::key(set, depth)) {
-                Some(entry) if entry.exact => entry.experiment,
-                // Not (or no longer) in the memo: solve it again.
-                _ => {
-                    let (lb, _) = self.known(set, depth);
-                    match self.search_total_choice(set, INF, lb.min(INF - 1), depth, history) {
-                        (_, Some(e)) => e,
-                        // A set on an optimal path always has a finite
-                        // optimum; keep going with any useful experiment
-                        // so the replay check reports the problem.
-                        (_, None) => self.any_useful(set),
+            None => {
+                let (key, canonical) = self.memo_key(set, depth);
+                match self.memo.get(key) {
+                    Some(entry) if entry.exact && !canonical => entry.experiment,
+                    // Not in the memo, or keyed by its class: solve it again
+                    // (its parts are in the memo), within one of the optimum
+                    // when that is known.
+                    entry => {
+                        let beta = match entry {
+                            Some(en) if en.exact => en.value + 1,
+                            _ => INF,
+                        };
+                        let (lb, _) = self.known(set, depth);
+                        let lb = lb.min(beta - 1);
+                        match self.search_total_choice(set, beta, lb, depth, history) {
+                            (_, Some(e)) => e,
+                            // A set on an optimal path always has a finite
+                            // optimum; keep going with any useful experiment
+                            // so the replay check reports the problem.
+                            (_, None) => self.any_useful(set),
+                        }
                     }
                 }
-            },
+            }
         };
         self.node(set, e, history, |part, h| {
             self.total_tree(part, child_depth(depth), h)
@@ -1039,27 +1085,61 @@ impl<'a> Search<'a> {
     /// Whether every code of `set` can be settled within `depth`
     /// experiments.
     pub fn feasible(&self, set: &[u16], depth: u32, history: &mut Vec<u32>) -> bool {
-        self.feasible_choice(set, depth, history).is_some()
+        match self.feasible_trivial(set, depth) {
+            Some(answer) => answer.is_some(),
+            None => {
+                let (key, _) = self.memo_key(set, WORST_SALT | depth);
+                match self.memo.get(key) {
+                    Some(entry) => entry.exact,
+                    None => self.feasible_search(set, depth, history, key).is_some(),
+                }
+            }
+        }
+    }
+
+    /// Answers that need no search: `Some(answer)`, where the answer is
+    /// an experiment (`u32::MAX` if nothing needs to be played) or `None`
+    /// for infeasible.
+    fn feasible_trivial(&self, set: &[u16], depth: u32) -> Option<Option<u32>> {
+        let n = set.len();
+        if n == 0 || (!self.final_game && n == 1) {
+            return Some(Some(u32::MAX));
+        }
+        if self.bounds.depth[n] > depth {
+            return Some(None);
+        }
+        if self.final_game && n == 1 && self.hitter[set[0] as usize] != u32::MAX {
+            return Some(Some(self.hitter[set[0] as usize]));
+        }
+        None
     }
 
     /// An experiment that starts a strategy of depth at most `depth` for
     /// `set` (`Some(u32::MAX)` if nothing needs to be played).
     fn feasible_choice(&self, set: &[u16], depth: u32, history: &mut Vec<u32>) -> Option<u32> {
+        if let Some(answer) = self.feasible_trivial(set, depth) {
+            return answer;
+        }
+        let (key, canonical) = self.memo_key(set, WORST_SALT | depth);
+        match self.memo.get(key) {
+            Some(entry) if !entry.exact => return None,
+            // A canonical key's experiment belongs to another set of the
+            // class: search again (the parts are in the memo).
+            Some(entry) if !canonical => return Some(entry.experiment),
+            _ => {}
+        }
+        self.feasible_search(set, depth, history, key)
+    }
+
+    /// The candidate loop of [`Search::feasible_choice`].
+    fn feasible_search(
+        &self,
+        set: &[u16],
+        depth: u32,
+        history: &mut Vec<u32>,
+        key: u128,
+    ) -> Option<u32> {
         self.nodes.fetch_add(1, Ordering::Relaxed);
-        let n = set.len();
-        if n == 0 || (!self.final_game && n == 1) {
-            return Some(u32::MAX);
-        }
-        if self.bounds.depth[n] > depth {
-            return None;
-        }
-        if self.final_game && n == 1 && self.hitter[set[0] as usize] != u32::MAX {
-            return Some(self.hitter[set[0] as usize]);
-        }
-        let key = memo::key(set, WORST_SALT | depth);
-        if let Some(entry) = self.memo.get(key) {
-            return entry.exact.then_some(entry.experiment);
-        }
         let mut keys = self.scan(set, depth, history, Mode::Worst { depth }).keys;
         keys.sort_unstable();
         let mut tried: HashSet<Vec<u16>> = HashSet::new();

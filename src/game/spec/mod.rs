@@ -436,7 +436,8 @@ impl fmt::Display for Show<'_> {
             Formula::Or(xs) if xs.is_empty() => out.write_str("FALSE"),
             Formula::And(xs) | Formula::Or(xs) if xs.len() == 1 => self.sub(&xs[0], 7, out),
             Formula::And(xs) => self.list(xs, " & ", 6, out),
-            Formula::Or(xs) => self.list(xs, " | ", 5, out),
+            // `(a & b) | c` reads better than `a & b | c`; both parse alike.
+            Formula::Or(xs) => self.list(xs, " | ", 6, out),
             Formula::Implies(a, b) => {
                 self.sub(a, 3, out)?;
                 out.write_str(" -> ")?;

@@ -1,5 +1,7 @@
-//! Times the hybrid engine on one game: `bench_reduce GAME STRATEGY
-//! [--no-reduce] [--table never|always|auto] [--no-phase2] [--native]`. Prints one line:
+//! Times the hybrid engine on one game. Not a test: run it as
+//! `BENCH_REDUCE="GAME STRATEGY [--no-reduce] [--table never|always|auto]
+//! [--no-phase2] [--native]" cargo test --release --test bench_reduce --
+//! --ignored --nocapture`. Prints one line:
 //! game, strategy, mode, seconds, total, worst, root counts, per-depth
 //! generated/kept. Used by `scripts/bench-reduce.sh`.
 
@@ -9,8 +11,14 @@ use checkmate::game::hybrid::{Engine, Options, TableUse};
 use checkmate::game::strategy::{Planner, Strategy, Ties};
 use checkmate::game::{Game, Route};
 
-fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+#[test]
+#[ignore = "a benchmark driver; run with --ignored and BENCH_REDUCE set"]
+fn bench_reduce() {
+    let Ok(spec) = std::env::var("BENCH_REDUCE") else {
+        eprintln!("set BENCH_REDUCE to `GAME STRATEGY [flags]`");
+        return;
+    };
+    let args: Vec<String> = spec.split_whitespace().map(String::from).collect();
     let game = Game::load(&args[0]).expect("game");
     let strategy: Strategy = args[1].parse().expect("strategy");
     let flag = |f: &str| args.iter().any(|a| a == f);
