@@ -4,16 +4,21 @@
 # (the explicit table of every experiment, where one fits), plus the
 # experiments generated/distinct/kept per depth of the tree.
 #
-# Usage: scripts/bench-reduce.sh [RUNS]   (median of RUNS runs, default 3;
+# Usage: [TIMEOUT=s] scripts/bench-reduce.sh [RUNS]   (median of RUNS runs, default 3;
 # runs over 60 s are not repeated). Release build; spec files are written
 # with `checkmate game spec`, so the spec route is measured, not the
 # native one (shown for comparison where it exists).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-3}
-cargo build --release -q --example bench_reduce --bin checkmate
-B=target/release/examples/bench_reduce
+cargo build --release -q --bin checkmate
+cargo test --release -q --test bench_reduce --no-run 2>/dev/null
 C=target/release/checkmate
+# The driver is an ignored test that reads its arguments from BENCH_REDUCE.
+bench() {
+  BENCH_REDUCE="$*" cargo test --release -q --test bench_reduce -- --ignored --nocapture 2>/dev/null |
+    grep -P '\t' | tail -1
+}
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
 $C game spec mastermind:4x6 > "$DIR/mm46.game"
@@ -22,7 +27,7 @@ $C game spec mastermind:4x6 > "$DIR/mm46.game"
 median() {
   local out=() t
   for ((i = 0; i < RUNS; i++)); do
-    line=$(timeout 600 "$B" "$@" 2>&1 | tail -1) || line="$1	-	timeout	600	-	-"
+    line=$(timeout "${TIMEOUT:-120}" bash -c "$(declare -f bench); bench $*") || line="$1	-	timeout	${TIMEOUT:-120}	-	-"
     out+=("$line")
     t=$(cut -f4 <<<"$line")
     if awk "BEGIN{exit !($t > 60)}"; then break; fi
