@@ -313,7 +313,7 @@ fn info(game: &Game, count_limit: usize, limit: Duration, json: bool) -> anyhow:
         };
         println!("experiment   {n} ({k} parameters): {count}");
     }
-    if let Ok((_, generated, kept)) = super::reduce::root_counts(game) {
+    if let Ok((generated, kept)) = super::reduce::root_counts(game) {
         let kept = kept.map_or("-".to_string(), |k| k.to_string());
         println!("reduced      at the root: {generated} after phase 1, {kept} after phase 2");
     }

@@ -268,8 +268,8 @@ impl Builtin {
                 }
             }
             Builtin::Coins { coins, .. } => {
-                if !(2..=64).contains(&coins) {
-                    return bad("needs 2..=64 coins");
+                if !(2..=200).contains(&coins) {
+                    return bad("needs 2..=200 coins");
                 }
             }
         }
