@@ -30,7 +30,7 @@ median() {
     line=$(timeout "${TIMEOUT:-120}" bash -c "$(declare -f bench); bench $*") || line="$1	-	timeout	${TIMEOUT:-120}	-	-"
     out+=("$line")
     t=$(cut -f4 <<<"$line")
-    [[ $t =~ ^[0-9.]+$ ]] || { line="$1	-	failed	-	-	-"; out+=("$line"); break; }
+    [[ $t =~ ^[0-9.]+$ ]] || { out[${#out[@]}-1]="$1	-	failed	-	-	-"; break; }
     if awk "BEGIN{exit !($t > 60)}"; then break; fi
   done
   printf '%s\n' "${out[@]}" | sort -t$'\t' -k4,4g | awk -v n=${#out[@]} 'NR==int((n+1)/2)'
