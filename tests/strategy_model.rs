@@ -61,8 +61,7 @@ fn emit(model: &StrategyModel) -> String {
     let opts = EmitOptions {
         dialect: Dialect::Nusmv,
         title: "strategy test".into(),
-        description: vec![],
-        file_name: String::new(),
+        ..EmitOptions::default()
     };
     smv::emit(&model.system, &opts).unwrap()
 }

@@ -18,7 +18,7 @@
 //! evaluation error, so wherever a `case` is encoded one of its guards is
 //! required to hold (frontends end their cases with a `TRUE` guard).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rustsat::types::Lit;
 
@@ -142,6 +142,13 @@ impl<S: Sink> Unroller<'_, S> {
                 let (a, b) = (self.lit(a, at)?, self.lit(b, at)?);
                 Term::Bool(self.iff(a, b)?)
             }
+            Expr::Eq(..) | Expr::Le(..) | Expr::Lt(..) if card_bounds(e).is_some() => {
+                let Some((xs, lo, hi)) = card_bounds(e) else {
+                    unreachable!()
+                };
+                let ls = self.lits(xs, at)?;
+                Term::Bool(self.card_lit(&ls, lo, hi)?)
+            }
             Expr::Eq(a, b) => Term::Bool(self.eq_expr(a, b, at)?),
             Expr::Lt(a, b) => Term::Bool(self.compare(a, b, true, at)?),
             Expr::Le(a, b) => Term::Bool(self.compare(a, b, false, at)?),
@@ -261,30 +268,69 @@ impl<S: Sink> Unroller<'_, S> {
     }
 
     fn eq_expr(&mut self, a: &Expr, b: &Expr, at: At) -> R<Lit> {
-        if let Some(l) = self.count_eq_peephole(a, b, at)? {
-            return Ok(l);
-        }
         let (ta, tb) = (self.term(a, at)?, self.term(b, at)?);
         self.eq_terms(&ta, &tb)
     }
 
-    /// `Count(xs) = c` with `c` = 0 or `c` = all: a plain conjunction,
-    /// without building the counter.
-    fn count_eq_peephole(&mut self, a: &Expr, b: &Expr, at: At) -> R<Option<Lit>> {
-        let (xs, c) = match (a, b) {
-            (Expr::Count(xs), Expr::Const(Value::Int(c)))
-            | (Expr::Const(Value::Int(c)), Expr::Count(xs)) => (xs, *c),
-            _ => return Ok(None),
+    /// Requires `guard → lo ≤ #true(ls) ≤ hi`: for short lists one clause
+    /// per subset that would break a bound (no auxiliary variables), else
+    /// through the counter.
+    fn assert_card(&mut self, guard: &[Lit], ls: &[Lit], lo: i64, hi: i64) -> R<()> {
+        let n = ls.len() as i64;
+        let (lo, hi) = (lo.max(0), hi.min(n));
+        if lo > hi {
+            return self.clause_under(guard, &[]);
+        }
+        // At least `lo` true: every `n - lo + 1` of them has a true one.
+        // At most `hi` true: every `hi + 1` of them has a false one.
+        let small = |k: i64| k <= 0 || k > n || binomial(n as u64, k as u64) <= 64;
+        if small(n - lo + 1) && small(hi + 1) {
+            if lo > 0 {
+                for sub in subsets(ls, (n - lo + 1) as usize) {
+                    self.clause_under(guard, &sub)?;
+                }
+            }
+            if hi < n {
+                for sub in subsets(ls, (hi + 1) as usize) {
+                    let neg: Vec<Lit> = sub.iter().map(|&l| !l).collect();
+                    self.clause_under(guard, &neg)?;
+                }
+            }
+            return Ok(());
+        }
+        let l = self.card_lit(ls, lo, hi)?;
+        self.clause_under(guard, &[l])
+    }
+
+    /// The literal "`lo ≤ #true(ls) ≤ hi`".
+    fn card_lit(&mut self, ls: &[Lit], lo: i64, hi: i64) -> R<Lit> {
+        let n = ls.len() as i64;
+        let (lo, hi) = (lo.max(0), hi.min(n));
+        if lo > hi {
+            return Ok(!self.top());
+        }
+        if lo == 0 && hi == n {
+            return Ok(self.top());
+        }
+        if lo == n {
+            return Ok(self.and(ls)?);
+        }
+        if hi == 0 {
+            let neg: Vec<Lit> = ls.iter().map(|&l| !l).collect();
+            return Ok(self.and(&neg)?);
+        }
+        if lo == 1 && hi == n {
+            return Ok(self.or(ls)?);
+        }
+        let Term::Vals(counts) = self.count(ls)? else {
+            unreachable!("count gives a value set")
         };
-        if c == 0 {
-            let ls: Vec<Lit> = self.lits(xs, at)?.into_iter().map(|l| !l).collect();
-            return Ok(Some(self.and(&ls)?));
-        }
-        if c == xs.len() as i64 {
-            let ls = self.lits(xs, at)?;
-            return Ok(Some(self.and(&ls)?));
-        }
-        Ok(None)
+        let inside: Vec<Lit> = counts
+            .iter()
+            .filter(|(v, _)| matches!(v, Value::Int(j) if lo <= *j && *j <= hi))
+            .map(|(_, l)| *l)
+            .collect();
+        Ok(self.or(&inside)?)
     }
 
     fn int_of(v: &Value) -> R<i64> {
@@ -537,10 +583,10 @@ impl<S: Sink> Unroller<'_, S> {
         match rhs {
             Expr::Case(arms) => {
                 let acts = self.case_actives(arms, at, guard)?;
-                for (a, (_, v)) in acts.into_iter().zip(arms) {
+                for (&a, (_, v)) in acts.iter().zip(arms) {
                     self.assert_member(&Self::with(guard, a), x, v, at)?;
                 }
-                Ok(())
+                self.assert_support(guard, x, arms, &acts, at)
             }
             Expr::Ite(c, p, q) => {
                 let c = self.lit(c, at)?;
@@ -559,6 +605,61 @@ impl<S: Sink> Unroller<'_, S> {
                 self.assert_eq_under(guard, x, &t)
             }
         }
+    }
+
+    /// Redundant "support" clauses of a case assignment `x := case …`:
+    /// `x = v` only if an arm that allows `v` is taken. They follow from
+    /// the forward clauses (exactly one arm is taken, and `x` is in its
+    /// set), but let unit propagation run forwards through a transition
+    /// table (`pos = 3` rules out every `next(pos)` not adjacent to 3), not
+    /// only backwards.
+    fn assert_support(
+        &mut self,
+        guard: &[Lit],
+        x: &Term,
+        arms: &[(Expr, Expr)],
+        acts: &[Lit],
+        at: At,
+    ) -> R<()> {
+        if !matches!(x, Term::Var(..)) || !table_like(arms) {
+            return Ok(());
+        }
+        let values = self.vals(x)?;
+        let mut support: HashMap<Value, Vec<Lit>> = HashMap::with_capacity(values.len());
+        let subject = exclusive_subject(arms);
+        for (i, ((_, value), &a)) in arms.iter().zip(acts).enumerate() {
+            if let Some(consts) = constant_values(value) {
+                for v in consts {
+                    support.entry(v.clone()).or_default().push(a);
+                }
+                continue;
+            }
+            // `TRUE : x` after guards `x = c1`, `x = c2`, …: the arm is
+            // taken with value v exactly when x = v is none of the c's.
+            if let Some((subject, taken)) = subject.as_ref().filter(|_| i + 1 == arms.len()) {
+                if value == *subject {
+                    let t = self.term(value, at)?;
+                    for (v, _) in &values {
+                        if !taken.contains(v) {
+                            let l = self.eq_const(&t, v)?;
+                            support.entry(v.clone()).or_default().push(l);
+                        }
+                    }
+                    continue;
+                }
+            }
+            for (v, _) in &values {
+                let m = self.member(&Term::Vals(vec![(v.clone(), self.top())]), value, at)?;
+                let l = self.and(&[a, m])?;
+                support.entry(v.clone()).or_default().push(l);
+            }
+        }
+        for (v, xl) in values {
+            let mut c = vec![!xl];
+            c.extend(support.remove(&v).unwrap_or_default());
+            self.clause_under(guard, &c)?;
+        }
+        Ok(())
     }
 
     /// Requires `guard → a = b` with one clause per value of `b` (valid
@@ -625,12 +726,21 @@ impl<S: Sink> Unroller<'_, S> {
                     None => why(format!("unknown DEFINE #{}", d.0)),
                 }
             }
-            Expr::Eq(a, b)
-                if !matches!(a.as_ref(), Expr::Count(_))
-                    && !matches!(b.as_ref(), Expr::Count(_)) =>
-            {
+            Expr::Eq(..) | Expr::Le(..) | Expr::Lt(..) if card_bounds(e).is_some() => {
+                let Some((xs, lo, hi)) = card_bounds(e) else {
+                    unreachable!()
+                };
+                let ls = self.lits(xs, at)?;
+                self.assert_card(guard, &ls, lo, hi)
+            }
+            Expr::Eq(a, b) => {
                 let (ta, tb) = (self.term(a, at)?, self.term(b, at)?);
                 self.assert_eq_under(guard, &ta, &tb)
+            }
+            Expr::Iff(a, b) => {
+                let (a, b) = (self.lit(a, at)?, self.lit(b, at)?);
+                self.clause_under(guard, &[!a, b])?;
+                self.clause_under(guard, &[a, !b])
             }
             Expr::Ite(c, p, q) => {
                 let c = self.lit(c, at)?;
@@ -658,6 +768,99 @@ impl<S: Sink> Unroller<'_, S> {
             }
         }
     }
+}
+
+/// `Count(xs) = c`, `Count(xs) ≤ c`, `c < Count(xs)`, …: the operands and
+/// the allowed range `[lo, hi]` of the count.
+fn card_bounds(e: &Expr) -> Option<(&[Expr], i64, i64)> {
+    let (a, b, strict, eq) = match e {
+        Expr::Eq(a, b) => (a, b, false, true),
+        Expr::Le(a, b) => (a, b, false, false),
+        Expr::Lt(a, b) => (a, b, true, false),
+        _ => return None,
+    };
+    let gap = strict as i64;
+    match (a.as_ref(), b.as_ref()) {
+        (Expr::Count(xs), Expr::Const(Value::Int(c))) => {
+            Some((xs, if eq { *c } else { i64::MIN }, *c - gap))
+        }
+        (Expr::Const(Value::Int(c)), Expr::Count(xs)) => {
+            Some((xs, *c + gap, if eq { *c } else { i64::MAX }))
+        }
+        _ => None,
+    }
+}
+
+/// `n` choose `k`, saturating.
+fn binomial(n: u64, k: u64) -> u64 {
+    let k = k.min(n - k.min(n));
+    (0..k).fold(1u64, |acc, i| acc.saturating_mul(n - i) / (i + 1))
+}
+
+/// Every `k`-element subset of `xs`, in lexicographic order of positions.
+fn subsets(xs: &[Lit], k: usize) -> Vec<Vec<Lit>> {
+    let mut out = Vec::new();
+    let mut pick: Vec<usize> = (0..k).collect();
+    if k > xs.len() {
+        return out;
+    }
+    loop {
+        out.push(pick.iter().map(|&i| xs[i]).collect());
+        let Some(i) = (0..k).rev().find(|&i| pick[i] < xs.len() - k + i) else {
+            return out;
+        };
+        pick[i] += 1;
+        for j in i + 1..k {
+            pick[j] = pick[j - 1] + 1;
+        }
+    }
+}
+
+/// Whether a case is a transition table: every arm's value is constant,
+/// except maybe a final `TRUE : x` after guards `x = c1`, `x = c2`, ….
+fn table_like(arms: &[(Expr, Expr)]) -> bool {
+    let subject = exclusive_subject(arms);
+    arms.iter().enumerate().all(|(i, (_, v))| {
+        constant_values(v).is_some()
+            || (i + 1 == arms.len() && subject.as_ref().is_some_and(|(s, _)| *s == v))
+    })
+}
+
+/// The values of a constant assignment right-hand side (a constant or a
+/// set of constants).
+fn constant_values(e: &Expr) -> Option<Vec<&Value>> {
+    match e {
+        Expr::Const(v) => Some(vec![v]),
+        Expr::Set(xs) => xs
+            .iter()
+            .map(|x| match x {
+                Expr::Const(v) => Some(v),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
+/// For a case whose guards are `x = c1`, `x = c2`, … (distinct constants)
+/// and possibly a final `TRUE`: the subject `x` and the constants.
+fn exclusive_subject(arms: &[(Expr, Expr)]) -> Option<(&Expr, HashSet<Value>)> {
+    if !exclusive_guards(arms) {
+        return None;
+    }
+    let mut subject = None;
+    let mut taken = HashSet::new();
+    for (g, _) in arms {
+        if let Expr::Eq(a, b) = g {
+            let (x, c) = match (a.as_ref(), b.as_ref()) {
+                (Expr::Const(c), x) | (x, Expr::Const(c)) => (x, c),
+                _ => return None,
+            };
+            subject = Some(x);
+            taken.insert(c.clone());
+        }
+    }
+    Some((subject?, taken))
 }
 
 /// Whether the guards (all but a final `TRUE`) are equalities of one

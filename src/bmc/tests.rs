@@ -678,6 +678,18 @@ mod random {
                     ),
                     _ => Expr::Count((0..3).map(|_| self.expr(Ty::Bool, d)).collect()),
                 },
+                Ty::Bool if self.rng.chance(15) => {
+                    // A cardinality constraint, short or long.
+                    let n = 1 + self.rng.below(8);
+                    let count = Expr::Count((0..n).map(|_| self.expr(Ty::Bool, d)).collect());
+                    let c = Expr::int(self.rng.below(n + 2) as i64 - 1);
+                    match self.rng.below(4) {
+                        0 => Expr::eq(count, c),
+                        1 => Expr::le(count, c),
+                        2 => Expr::lt(c, count),
+                        _ => Expr::eq(c, count),
+                    }
+                }
                 Ty::Bool => match self.rng.below(9) {
                     0 => Expr::negate(self.expr(Ty::Bool, d)),
                     1 => Expr::And(vec![self.expr(Ty::Bool, d), self.expr(Ty::Bool, d)]),
@@ -699,8 +711,33 @@ mod random {
             }
         }
 
+        /// A transition table over `x`: `case x = c : {…}; …; TRUE : x esac`
+        /// (distinct constants, so the guards are exclusive).
+        fn table(&mut self) -> Expr {
+            let subject = self.var_of(Ty::Int);
+            let mut arms = Vec::new();
+            for c in 0..3 {
+                if self.rng.chance(60) {
+                    let set = (0..1 + self.rng.below(2))
+                        .map(|_| Expr::int(self.rng.below(4) as i64))
+                        .collect();
+                    arms.push((Expr::eq(subject.clone(), Expr::int(c)), Expr::Set(set)));
+                }
+            }
+            let default = if self.rng.chance(50) {
+                subject
+            } else {
+                self.expr(Ty::Int, 1)
+            };
+            arms.push((Expr::t(), default));
+            Expr::Case(arms)
+        }
+
         /// An assignment right-hand side: maybe a set, maybe a case of sets.
         fn rhs(&mut self, ty: Ty) -> Expr {
+            if ty == Ty::Int && self.rng.chance(30) {
+                return self.table();
+            }
             match self.rng.below(3) {
                 0 => self.expr(ty, 2),
                 1 => Expr::Set((0..2).map(|_| self.expr(ty, 1)).collect()),

@@ -7,10 +7,8 @@
 //! on stderr while searching when stderr is a terminal.
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use checkmate::game::optimal::{self, Objective, Options, Progress, Solution};
 use checkmate::game::symmetry::{self, Symmetry};
 use checkmate::game::table::Table;
@@ -127,10 +125,10 @@ pub fn run(args: OptimalArgs) -> anyhow::Result<ExitCode> {
         other => anyhow::Error::new(other),
     })?;
     if let Some(path) = &args.tree {
-        write_atomically(path, tree_io::to_json(&table, &solution.tree).as_bytes())?;
+        super::write_atomically(path, tree_io::to_json(&table, &solution.tree).as_bytes())?;
     }
     if let Some(path) = &args.dot {
-        write_atomically(path, tree_io::to_dot(&table, &solution.tree).as_bytes())?;
+        super::write_atomically(path, tree_io::to_dot(&table, &solution.tree).as_bytes())?;
     }
     print_report(&table, &solution, args.json)?;
     Ok(ExitCode::SUCCESS)
@@ -191,21 +189,5 @@ fn print_report(table: &Table, s: &Solution, json: bool) -> anyhow::Result<()> {
             s.elapsed.as_secs_f64()
         )?;
     }
-    Ok(())
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same
-/// directory, so readers never see a half-written file.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a file in {}", dir.display()))?;
-    tmp.write_all(bytes)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }

@@ -1,0 +1,359 @@
+//! Integration tests through the real `checkmate` binary: the commands a
+//! user types, their output formats and their exit codes.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn checkmate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_checkmate"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "failed: {}", stderr(o));
+    serde_json::from_slice(&o.stdout).expect("valid JSON on stdout")
+}
+
+/// Writes `text` to a fresh file in a temporary directory.
+fn file(dir: &tempfile::TempDir, name: &str, text: &str) -> PathBuf {
+    let p = dir.path().join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+/// NuSMV's path, or `None` (with a visible message) when it is not
+/// installed; under `CI` a missing NuSMV fails the test.
+fn nusmv() -> Option<PathBuf> {
+    let found = std::env::var_os("NUSMV")
+        .map(PathBuf::from)
+        .or_else(|| which::which("NuSMV").ok());
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "NuSMV is required under CI (scripts/install-nusmv.sh)"
+        );
+        eprintln!("skipping: NuSMV not found (run scripts/install-nusmv.sh)");
+    }
+    found
+}
+
+const EXAMPLE: &str = "models/grid/waypoint-3x4.txt";
+
+#[test]
+fn solves_the_readme_example_with_the_default_engine() {
+    let o = checkmate(&["solve", EXAMPLE]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.contains(" 1"), "positions grid printed:\n{text}");
+    let j = json(&checkmate(&["solve", EXAMPLE, "--json"]));
+    assert_eq!(j["status"], "solved");
+    assert_eq!(j["variant"], "waypoint");
+    assert_eq!(j["engine"], "bmc");
+    assert_eq!(j["rows"], 3);
+    assert_eq!(j["cols"], 4);
+    assert_eq!(j["bound"], 11);
+    assert_eq!(j["path"].as_array().unwrap().len(), 12);
+    assert!(j.get("solutions").is_none(), "no counting asked for");
+}
+
+#[test]
+fn counting_reports_uniqueness() {
+    let j = json(&checkmate(&["solve", EXAMPLE, "--count", "2", "--json"]));
+    assert_eq!(j["solutions"], 1);
+    assert_eq!(j["unique"], true);
+    let dir = tempfile::tempdir().unwrap();
+    // Corner to opposite corner of an open 3x3 board: two snakes.
+    let p = file(&dir, "amb.txt", "variant: waypoint\n1 . .\n. . .\n. . 2\n");
+    let j = json(&checkmate(&[
+        "solve",
+        p.to_str().unwrap(),
+        "--count",
+        "0",
+        "--json",
+    ]));
+    assert_eq!(j["solutions"], 2);
+    assert_eq!(j["unique"], false);
+}
+
+#[test]
+fn unsolvable_puzzle_is_unsat_with_exit_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, "unsat.txt", "variant: numbrix\n1 3\n. .\n");
+    let j = json(&checkmate(&["solve", p.to_str().unwrap(), "--json"]));
+    assert_eq!(j["status"], "unsat");
+    assert_eq!(j["path"].as_array().unwrap().len(), 0);
+}
+
+#[test]
+fn bad_input_gives_a_located_error_and_exit_code_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        ("ragged.txt", "variant: numbrix\n. . .\n. .\n", "3:"),
+        ("token.txt", "variant: hidato\n. ? .\n", "2:3"),
+        ("novariant.txt", ". . .\n", ""),
+        ("dup.txt", "variant: numbrix\n1 1\n. .\n", ""),
+        ("range.txt", "variant: hidato\n9 .\n. .\n", ""),
+        ("nostart.txt", "variant: waypoint\n2 .\n. .\n", ""),
+        ("empty.txt", "variant: numbrix\nX X\n", ""),
+    ];
+    for (name, text, located) in cases {
+        let p = file(&dir, name, text);
+        for cmd in ["solve", "smv", "cnf"] {
+            let o = checkmate(&[cmd, p.to_str().unwrap()]);
+            assert_eq!(o.status.code(), Some(2), "{cmd} {name}: {}", stderr(&o));
+            let err = stderr(&o);
+            assert!(err.starts_with("checkmate: "), "{err}");
+            assert!(err.contains(name), "names the file: {err}");
+            assert!(
+                err.contains(located),
+                "{name}: expected `{located}` in {err}"
+            );
+            assert!(!err.contains("panicked"), "{err}");
+        }
+    }
+    let o = checkmate(&["solve", "no/such/file.txt"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = checkmate(&["solve", EXAMPLE, "--timeout", "-1"]);
+    assert_eq!(o.status.code(), Some(2));
+    let o = checkmate(&["game", "info", "mastermind:0x6"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn smv_is_deterministic_and_written_atomically() {
+    let a = checkmate(&["smv", EXAMPLE]);
+    let b = checkmate(&["smv", EXAMPLE]);
+    assert!(a.status.success());
+    assert_eq!(a.stdout, b.stdout);
+    let text = stdout(&a);
+    assert!(text.contains("NuSMV -bmc -bmc_length 11"), "{text}");
+    assert!(text.contains("LTLSPEC !(F "), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("model.smv");
+    let o = checkmate(&[
+        "smv",
+        EXAMPLE,
+        "--dialect",
+        "nuxmv",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.contains("msat_check_ltlspec_bmc -k 11"));
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        1,
+        "no temp files left"
+    );
+}
+
+#[test]
+fn cnf_is_dimacs_with_variable_names() {
+    let o = checkmate(&["cnf", EXAMPLE]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    assert!(text.lines().any(|l| l.starts_with("p cnf ")));
+    assert!(text.contains("pos@0="), "variable map in comments");
+}
+
+fn run_nusmv(nusmv: &Path, args: &[&str], dir: &Path) -> String {
+    let o = Command::new(nusmv)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn nusmv_text_and_xml_traces_come_back_as_verified_solutions() {
+    let Some(bin) = nusmv() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("model.smv");
+    let o = checkmate(&["smv", EXAMPLE, "-o", model.to_str().unwrap()]);
+    assert!(o.status.success());
+    let out = run_nusmv(&bin, &["model.smv"], dir.path());
+    let text = file(&dir, "out.txt", &out);
+    let via_text = json(&checkmate(&[
+        "trace",
+        EXAMPLE,
+        text.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(via_text["status"], "solved");
+    assert_eq!(via_text["bound"], 11);
+
+    let cmds = file(
+        &dir,
+        "cmds",
+        "set on_failure_script_quits\nread_model -i model.smv\ngo_bmc\ncheck_ltlspec_bmc -k 11\nshow_traces -p 4 -o trace.xml\nquit\n",
+    );
+    run_nusmv(&bin, &["-source", cmds.to_str().unwrap()], dir.path());
+    let xml = dir.path().join("trace.xml");
+    let via_xml = json(&checkmate(&[
+        "trace",
+        EXAMPLE,
+        xml.to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(via_xml["status"], "solved");
+    assert_eq!(
+        via_xml["path"], via_text["path"],
+        "unique puzzle: same path"
+    );
+}
+
+#[test]
+fn solve_with_nusmv_bdd_and_bmc_agrees_with_bmc() {
+    let Some(bin) = nusmv() else { return };
+    let bin = bin.to_str().unwrap();
+    let reference = json(&checkmate(&["solve", EXAMPLE, "--json"]));
+    for extra in [&[][..], &["--bmc", "11"][..]] {
+        let mut args = vec![
+            "solve",
+            EXAMPLE,
+            "--engine",
+            "nusmv",
+            "--checker",
+            bin,
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let j = json(&checkmate(&args));
+        assert_eq!(j["status"], "solved");
+        assert_eq!(j["engine"], "nusmv");
+        assert_eq!(j["path"], reference["path"]);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let p = file(&dir, "unsat.txt", "variant: numbrix\n1 3\n. .\n");
+    for extra in [&[][..], &["--bmc", "3"][..]] {
+        let mut args = vec![
+            "solve",
+            p.to_str().unwrap(),
+            "--engine",
+            "nusmv",
+            "--checker",
+            bin,
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        assert_eq!(json(&checkmate(&args))["status"], "unsat");
+    }
+}
+
+#[test]
+fn missing_nusmv_is_a_clear_error() {
+    let o = checkmate(&[
+        "solve",
+        EXAMPLE,
+        "--engine",
+        "nusmv",
+        "--checker",
+        "/no/such/NuSMV",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).starts_with("checkmate: "), "{}", stderr(&o));
+}
+
+#[test]
+fn deduction_puzzle_and_strategy_become_models_nusmv_accepts() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = file(&dir, "h.txt", "guess AABB => 1b1w\nguess ABCA => 0b2w\n");
+    let o = checkmate(&[
+        "smv",
+        "mastermind:4x6",
+        "--history",
+        history.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let model = file(&dir, "deduce.smv", &stdout(&o));
+    let tree = dir.path().join("tree.json");
+    let o = checkmate(&[
+        "game",
+        "optimal",
+        "mastermind:2x3",
+        "--tree",
+        tree.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = checkmate(&[
+        "smv",
+        "mastermind:2x3",
+        "--strategy",
+        tree.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let strategy = file(&dir, "strategy.smv", &stdout(&o));
+    let Some(bin) = nusmv() else { return };
+    let out = run_nusmv(&bin, &[model.to_str().unwrap()], dir.path());
+    assert!(out.contains("is false"), "a code fits the history:\n{out}");
+    let out = run_nusmv(&bin, &[strategy.to_str().unwrap()], dir.path());
+    assert!(
+        out.contains("is true"),
+        "the optimal tree finds every code:\n{out}"
+    );
+}
+
+#[test]
+fn analyze_replays_saved_trees_from_optimal_and_from_strategies() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("opt.json");
+    let t = tree.to_str().unwrap();
+    let opt = json(&checkmate(&[
+        "game",
+        "optimal",
+        "mastermind:3x3",
+        "--tree",
+        t,
+        "--json",
+    ]));
+    let replay = json(&checkmate(&[
+        "game",
+        "analyze",
+        "mastermind:3x3",
+        "--tree",
+        t,
+        "--json",
+    ]));
+    assert_eq!(replay["total"], opt["total"]);
+    assert_eq!(replay["total"], 73);
+    let saved = dir.path().join("parts.json");
+    let s = saved.to_str().unwrap();
+    let built = json(&checkmate(&[
+        "game",
+        "analyze",
+        "coins:5",
+        "--strategy",
+        "max-models",
+        "--save-tree",
+        s,
+        "--json",
+    ]));
+    let again = json(&checkmate(&[
+        "game", "analyze", "coins:5", "--tree", s, "--json",
+    ]));
+    assert_eq!(again["total"], built["total"]);
+    assert_eq!(again["worst"], built["worst"]);
+    let bad = file(&dir, "bad.json", "{\"bad\": 1}");
+    let o = checkmate(&[
+        "game",
+        "analyze",
+        "mastermind:3x3",
+        "--tree",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("line 1"), "{}", stderr(&o));
+}
