@@ -198,6 +198,9 @@ pub struct Search<'a> {
     pub nodes: AtomicU64,
     /// Best value found so far at the root (for progress reports).
     pub root_best: AtomicU32,
+    /// Root candidates evaluated so far, and how many could win.
+    pub root_done: AtomicU32,
+    pub root_total: AtomicU32,
 }
 
 impl<'a> Search<'a> {
@@ -281,6 +284,8 @@ impl<'a> Search<'a> {
             memo: Memo::with_capacity(tuning.memo_capacity),
             nodes: AtomicU64::new(0),
             root_best: AtomicU32::new(INF),
+            root_done: AtomicU32::new(0),
+            root_total: AtomicU32::new(0),
         }
     }
 
@@ -788,6 +793,9 @@ impl<'a> Search<'a> {
             return (floor, None);
         }
         keys.sort_unstable();
+        if history.is_empty() {
+            self.root_total.store(keys.len() as u32, Ordering::Relaxed);
+        }
         let (best, best_e, floor) = if set.len() >= self.tuning.par_set && keys.len() > 1 {
             self.total_parallel(set, &keys, beta, lb, depth, history)
         } else {
@@ -873,6 +881,7 @@ impl<'a> Search<'a> {
                 continue;
             }
             let v = self.evaluate(set, e, best, depth, history);
+            self.tick_root(history);
             if v < best {
                 best = v;
                 best_e = Some(e);
@@ -903,6 +912,7 @@ impl<'a> Search<'a> {
         let mut h = history.to_vec();
         let (_, e0) = unpack(keys[0]);
         let first = self.evaluate(set, e0, beta, depth, &mut h);
+        self.tick_root(history);
         if first < beta {
             self.report_root(history, first);
             if first <= lb.max(unpack(keys[1]).0) {
@@ -948,6 +958,7 @@ impl<'a> Search<'a> {
             }
             let mut h = history.to_vec();
             let v = self.evaluate(set, e, target, depth, &mut h);
+            self.tick_root(history);
             if v < target {
                 best.fetch_min((v as u64) << 32 | pos as u64, Ordering::AcqRel);
                 self.report_root(history, v);
@@ -965,6 +976,13 @@ impl<'a> Search<'a> {
     }
 
     /// Publishes an improvement found at the root (for progress reports).
+    /// Counts a root candidate as evaluated (for progress reports).
+    fn tick_root(&self, history: &[u32]) {
+        if history.is_empty() {
+            self.root_done.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     fn report_root(&self, history: &[u32], value: Cost) {
         if history.is_empty() {
             self.root_best.fetch_min(value, Ordering::Relaxed);
