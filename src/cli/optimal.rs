@@ -107,8 +107,12 @@ pub fn run(args: OptimalArgs) -> anyhow::Result<ExitCode> {
     };
     let show = |p: &Progress| {
         let best = p.best.map_or("-".to_string(), |b| b.to_string());
+        let first = p
+            .first
+            .map(|(done, total)| format!("  first {done}/{total}"))
+            .unwrap_or_default();
         eprint!(
-            "\r\x1b[2Kbest {best}  nodes {}  {:.1}s",
+            "\r\x1b[2Kbest {best}{first}  nodes {}  {:.1}s",
             p.nodes,
             p.elapsed.as_secs_f64()
         );

@@ -78,6 +78,9 @@ pub struct Progress {
     pub best: Option<u64>,
     /// Search nodes visited.
     pub nodes: u64,
+    /// First experiments evaluated so far, out of those that could win
+    /// (total objective, once the root's candidates are known).
+    pub first: Option<(u32, u32)>,
     pub elapsed: Duration,
 }
 
@@ -214,9 +217,12 @@ fn watch(
         if last.elapsed() >= Duration::from_millis(250) {
             last = Instant::now();
             let best = search.root_best.load(Ordering::Relaxed);
+            let total = search.root_total.load(Ordering::Relaxed);
+            let done = search.root_done.load(Ordering::Relaxed);
             report(&Progress {
                 best: (best < INF).then_some(best as u64),
                 nodes: search.nodes.load(Ordering::Relaxed),
+                first: (total > 0).then_some((done.min(total), total)),
                 elapsed: start.elapsed(),
             });
         }

@@ -69,6 +69,16 @@ impl Parts {
     }
 }
 
+/// What [`Search::known`] found out without searching.
+#[derive(Clone, Copy, Debug)]
+struct Known {
+    /// A lower bound, or the value when `exact`.
+    lb: Cost,
+    exact: bool,
+    /// The set's memo key, when it was computed.
+    key: Option<u128>,
+}
+
 /// Candidates [`Search::probe_hits`] evaluates at most.
 const PROBES: usize = 4;
 
@@ -188,6 +198,9 @@ pub struct Search<'a> {
     pub nodes: AtomicU64,
     /// Best value found so far at the root (for progress reports).
     pub root_best: AtomicU32,
+    /// Root candidates evaluated so far, and how many could win.
+    pub root_done: AtomicU32,
+    pub root_total: AtomicU32,
 }
 
 impl<'a> Search<'a> {
@@ -271,6 +284,8 @@ impl<'a> Search<'a> {
             memo: Memo::with_capacity(tuning.memo_capacity),
             nodes: AtomicU64::new(0),
             root_best: AtomicU32::new(INF),
+            root_done: AtomicU32::new(0),
+            root_total: AtomicU32::new(0),
         }
     }
 
@@ -396,16 +411,21 @@ impl<'a> Search<'a> {
     }
 
     /// A lower bound for `set` from its size, the quick check and the
-    /// memo, and whether it is exact. `set` is not done and needs
-    /// `depth` or fewer experiments.
-    fn known(&self, set: &[u16], depth: u32) -> (Cost, bool) {
+    /// memo, whether it is exact, and the memo key if it was computed.
+    /// `set` is not done and needs `depth` or fewer experiments.
+    fn known(&self, set: &[u16], depth: u32) -> Known {
         let n = set.len();
         let lb = self.bnd(depth)[n];
+        let settled = |lb| Known {
+            lb,
+            exact: true,
+            key: None,
+        };
         if lb >= INF {
-            return (INF, true);
+            return settled(INF);
         }
         if let Some((v, _)) = self.quick(set) {
-            return (v, true);
+            return settled(v);
         }
         let mut lb = lb;
         if self.final_game && self.single_hit && n as u64 <= self.bounds.shape.branching + 1 {
@@ -414,17 +434,24 @@ impl<'a> Search<'a> {
             lb = lb.max(2 * n as Cost);
         } else if !self.final_game && n == 2 {
             // No experiment separates the two codes.
-            return (INF, true);
+            return settled(INF);
         }
+        let mut key = None;
         if n >= 3 {
-            if let Some(entry) = self.memo.get(self.memo_key(set, depth).0) {
+            let k = self.memo_key(set, depth).0;
+            key = Some(k);
+            if let Some(entry) = self.memo.get(k) {
                 if entry.exact {
-                    return (entry.value, true);
+                    return settled(entry.value);
                 }
                 lb = lb.max(entry.value);
             }
         }
-        (lb, false)
+        Known {
+            lb,
+            exact: false,
+            key,
+        }
     }
 
     // ----- candidates ------------------------------------------------
@@ -720,11 +747,11 @@ impl<'a> Search<'a> {
         if n == 0 || (!self.final_game && n == 1) {
             return 0;
         }
-        let (lb, exact) = self.known(set, depth);
-        if exact || lb >= beta {
-            return lb;
+        let k = self.known(set, depth);
+        if k.exact || k.lb >= beta {
+            return k.lb;
         }
-        self.search_total(set, beta, lb, depth, history)
+        self.search_total(set, beta, k.lb, depth, history, k.key)
     }
 
     /// [`Search::total`] after the cheap checks: `lb` is what they proved.
@@ -735,12 +762,14 @@ impl<'a> Search<'a> {
         lb: Cost,
         depth: u32,
         history: &mut Vec<u32>,
+        key: Option<u128>,
     ) -> Cost {
-        self.search_total_choice(set, beta, lb, depth, history).0
+        self.search_total_choice(set, beta, lb, depth, history, key)
+            .0
     }
 
     /// [`Search::search_total`], also returning the optimal experiment
-    /// when the value is exact.
+    /// when the value is exact. `key` is the set's memo key if known.
     fn search_total_choice(
         &self,
         set: &[u16],
@@ -748,9 +777,10 @@ impl<'a> Search<'a> {
         lb: Cost,
         depth: u32,
         history: &mut Vec<u32>,
+        key: Option<u128>,
     ) -> (Cost, Option<u32>) {
         self.nodes.fetch_add(1, Ordering::Relaxed);
-        let (key, _) = self.memo_key(set, depth);
+        let key = key.unwrap_or_else(|| self.memo_key(set, depth).0);
         if let Some((v, e)) = self.probe_hits(set, lb, depth, history) {
             self.memo.put(key, Entry::exact(v, e));
             return (v, Some(e));
@@ -763,6 +793,9 @@ impl<'a> Search<'a> {
             return (floor, None);
         }
         keys.sort_unstable();
+        if history.is_empty() {
+            self.root_total.store(keys.len() as u32, Ordering::Relaxed);
+        }
         let (best, best_e, floor) = if set.len() >= self.tuning.par_set && keys.len() > 1 {
             self.total_parallel(set, &keys, beta, lb, depth, history)
         } else {
@@ -848,6 +881,7 @@ impl<'a> Search<'a> {
                 continue;
             }
             let v = self.evaluate(set, e, best, depth, history);
+            self.tick_root(history);
             if v < best {
                 best = v;
                 best_e = Some(e);
@@ -878,6 +912,7 @@ impl<'a> Search<'a> {
         let mut h = history.to_vec();
         let (_, e0) = unpack(keys[0]);
         let first = self.evaluate(set, e0, beta, depth, &mut h);
+        self.tick_root(history);
         if first < beta {
             self.report_root(history, first);
             if first <= lb.max(unpack(keys[1]).0) {
@@ -923,6 +958,7 @@ impl<'a> Search<'a> {
             }
             let mut h = history.to_vec();
             let v = self.evaluate(set, e, target, depth, &mut h);
+            self.tick_root(history);
             if v < target {
                 best.fetch_min((v as u64) << 32 | pos as u64, Ordering::AcqRel);
                 self.report_root(history, v);
@@ -940,6 +976,13 @@ impl<'a> Search<'a> {
     }
 
     /// Publishes an improvement found at the root (for progress reports).
+    /// Counts a root candidate as evaluated (for progress reports).
+    fn tick_root(&self, history: &[u32]) {
+        if history.is_empty() {
+            self.root_done.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
     fn report_root(&self, history: &[u32], value: Cost) {
         if history.is_empty() {
             self.root_best.fetch_min(value, Ordering::Relaxed);
@@ -966,31 +1009,32 @@ impl<'a> Search<'a> {
         }
         // Cheap knowledge first: exact small parts, memo entries, the
         // "no perfect split" bound. Only then recurse, largest part first.
-        let mut known: Vec<(Cost, bool)> = Vec::with_capacity(parts.spans.len());
+        let mut known: Vec<Known> = Vec::with_capacity(parts.spans.len());
         rest = 0;
         for part in parts.iter() {
-            let (v, exact) = self.known(part, sub);
-            if exact {
-                acc = add(acc, v);
+            let k = self.known(part, sub);
+            if k.exact {
+                acc = add(acc, k.lb);
             } else {
-                rest = add(rest, v);
+                rest = add(rest, k.lb);
             }
-            known.push((v, exact));
+            known.push(k);
         }
         if add(acc, rest) >= best {
             return add(acc, rest);
         }
         history.push(e);
-        for (part, &(b, exact)) in parts.iter().zip(&known) {
-            if exact {
+        for (part, k) in parts.iter().zip(&known) {
+            if k.exact {
                 continue;
             }
+            let b = k.lb;
             rest -= b;
             let budget = best - acc - rest;
             let v = if b >= budget {
                 b
             } else {
-                self.search_total(part, budget, b, sub, history)
+                self.search_total(part, budget, b, sub, history, k.key)
             };
             if v >= budget {
                 history.pop();
@@ -1019,9 +1063,8 @@ impl<'a> Search<'a> {
                             Some(en) if en.exact => en.value + 1,
                             _ => INF,
                         };
-                        let (lb, _) = self.known(set, depth);
-                        let lb = lb.min(beta - 1);
-                        match self.search_total_choice(set, beta, lb, depth, history) {
+                        let lb = self.known(set, depth).lb.min(beta - 1);
+                        match self.search_total_choice(set, beta, lb, depth, history, None) {
                             (_, Some(e)) => e,
                             // A set on an optimal path always has a finite
                             // optimum; keep going with any useful experiment
