@@ -20,9 +20,11 @@
 //!   only reports infinite counterexamples. Under the IR's finite-path
 //!   semantics the stuttering is never needed. The fixed end is a dead
 //!   end: nothing leaves it;
-//! * one TRANS: unless solved, move onto an unvisited cell. One constraint
-//!   rather than one per cell: NuSMV clusters the transition relation per
-//!   constraint, and one conjunction makes its images much cheaper;
+//! * no cell twice: one TRANS, unless solved move onto an unvisited cell
+//!   (one constraint rather than one per cell: NuSMV clusters the
+//!   transition relation per constraint, and one conjunction makes its
+//!   images much cheaper), or for Hidato one INVAR, `step = count(visited)`
+//!   (see [`NoRevisit`]);
 //! * waypoint: one INVAR, `visited[c(k+1)] -> visited[c(k)]` for the cells
 //!   `c(k)` of consecutive waypoints: waypoint `k+1` can only be entered
 //!   after waypoint `k`. (A "last waypoint reached" variable with a TRANS
@@ -67,6 +69,9 @@ pub struct CompileOptions {
     /// Let a solved path stutter forever (needed by NuSMV's BDD LTL check;
     /// harmless for bounded engines). Default `true`.
     pub stutter: bool,
+    /// How to forbid revisiting a cell; `None` picks per variant (see
+    /// [`NoRevisit`]).
+    pub no_revisit: Option<NoRevisit>,
     /// Extra (redundant) constraints, applied in order after the core
     /// model. Each must keep every solution a solution.
     pub extras: Vec<Extra>,
@@ -76,9 +81,23 @@ impl Default for CompileOptions {
     fn default() -> Self {
         CompileOptions {
             stutter: true,
+            no_revisit: None,
             extras: Vec::new(),
         }
     }
+}
+
+/// Two equivalent ways to say "never the same cell twice". Which one
+/// NuSMV's BDD engine handles better depends on the moves: the default is
+/// [`NoRevisit::Count`] for Hidato (king moves; 5x faster on 9x9 boards)
+/// and [`NoRevisit::Trans`] otherwise (up to 3x faster on orthogonal
+/// boards).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NoRevisit {
+    /// `TRANS solved | (!(next(pos) = 0 & visited[0]) & …)`.
+    Trans,
+    /// `INVAR step = count(visited[0], …)`.
+    Count,
 }
 
 /// Compiles with the default options.
@@ -110,7 +129,7 @@ pub fn compile_model(puzzle: &Puzzle, opts: &CompileOptions) -> (System, GridVar
     };
     add_init(puzzle, &vars, &mut sys);
     add_next(puzzle, &vars, opts.stutter, &mut sys);
-    add_no_revisit(puzzle, &vars, opts.stutter, &mut sys);
+    add_no_revisit(puzzle, &vars, opts, &mut sys);
     add_numbers(puzzle, &vars, &mut sys);
     for extra in &opts.extras {
         extra(puzzle, &vars, &mut sys);
@@ -263,8 +282,24 @@ fn add_next(puzzle: &Puzzle, v: &GridVars, stutter: bool, sys: &mut System) {
     }
 }
 
-/// The one TRANS: (unless solved) move onto an unvisited cell.
-fn add_no_revisit(puzzle: &Puzzle, v: &GridVars, stutter: bool, sys: &mut System) {
+/// Forbids moving onto a visited cell: the TRANS, or the INVAR
+/// `step = count(visited)` (a move onto a visited cell would add a step
+/// but no visited cell).
+fn add_no_revisit(puzzle: &Puzzle, v: &GridVars, opts: &CompileOptions, sys: &mut System) {
+    let style = opts.no_revisit.unwrap_or(match puzzle.variant {
+        Variant::Hidato => NoRevisit::Count,
+        Variant::Waypoint | Variant::Numbrix => NoRevisit::Trans,
+    });
+    if style == NoRevisit::Count {
+        sys.invar.push(Constraint {
+            label: "no cell twice: the step is the number of visited cells".into(),
+            expr: Expr::eq(
+                Expr::var(v.step),
+                Expr::Count(v.visited.iter().map(|&x| Expr::var(x)).collect()),
+            ),
+        });
+        return;
+    }
     let fresh = Expr::And(
         ids(puzzle)
             .map(|id| {
@@ -275,7 +310,7 @@ fn add_no_revisit(puzzle: &Puzzle, v: &GridVars, stutter: bool, sys: &mut System
             })
             .collect(),
     );
-    let (label, expr) = if stutter {
+    let (label, expr) = if opts.stutter {
         (
             "unless solved: move onto an unvisited cell",
             Expr::Or(vec![v.solved.clone(), fresh]),
@@ -379,6 +414,29 @@ mod tests {
         ]);
         let err = sys.check(&t).unwrap_err().to_string();
         assert!(err.contains("waypoints in order"), "{err}");
+    }
+
+    #[test]
+    fn both_styles_forbid_revisits() {
+        let p = parse::parse("variant: hidato\n1 . . .\n").unwrap();
+        let back = trace(&[
+            (0, 1, &[true, false, false, false]),
+            (1, 2, &[true, true, false, false]),
+            (2, 3, &[true, true, true, false]),
+            (1, 4, &[true, true, true, false]),
+        ]);
+        let err = compile(&p).check(&back).unwrap_err().to_string();
+        assert!(err.contains("no cell twice"), "{err}");
+        let opts = CompileOptions {
+            no_revisit: Some(NoRevisit::Trans),
+            ..CompileOptions::default()
+        };
+        let err = compile_model(&p, &opts)
+            .0
+            .check(&back)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unvisited"), "{err}");
     }
 
     #[test]

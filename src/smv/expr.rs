@@ -195,6 +195,15 @@ impl<'a> Printer<'a> {
             Expr::And(xs) if xs.len() > 1 => (xs, "&", Prec::And),
             Expr::Or(xs) if xs.len() > 1 => (xs, "|", Prec::Or),
             Expr::Add(xs) if xs.len() > 1 => (xs, "+", Prec::Add),
+            Expr::Count(xs) if !xs.is_empty() => return self.count_lines("", xs, width),
+            // `x = count(…)`: break the count's arguments.
+            Expr::Eq(a, b) if matches!(**b, Expr::Count(ref xs) if !xs.is_empty()) => {
+                let Expr::Count(xs) = &**b else {
+                    return Ok(vec![one]);
+                };
+                let head = format!("{} = ", self.operand(a, Prec::Compare, true)?);
+                return self.count_lines(&head, xs, width);
+            }
             _ => return Ok(vec![one]),
         };
         let mut out: Vec<String> = Vec::new();
@@ -243,6 +252,35 @@ impl<'a> Printer<'a> {
         if !current.is_empty() {
             out.push(current);
         }
+        Ok(out)
+    }
+}
+
+impl Printer<'_> {
+    /// `{head}count(` then the arguments packed onto indented lines, then
+    /// `)`.
+    fn count_lines(&self, head: &str, xs: &[Expr], width: usize) -> Result<Vec<String>, ExprError> {
+        let mut out = vec![format!("{head}count(")];
+        let mut current = String::new();
+        for (i, x) in xs.iter().enumerate() {
+            let mut piece = self.operand(x, Prec::Not, false)?;
+            if i + 1 < xs.len() {
+                piece.push(',');
+            }
+            if !current.is_empty()
+                && current.chars().count() + 1 + piece.chars().count() > width.saturating_sub(4)
+            {
+                out.push(format!("    {}", std::mem::take(&mut current)));
+            }
+            if !current.is_empty() {
+                current.push(' ');
+            }
+            current.push_str(&piece);
+        }
+        if !current.is_empty() {
+            out.push(format!("    {current}"));
+        }
+        out.push(")".into());
         Ok(out)
     }
 }
@@ -360,6 +398,14 @@ mod tests {
         assert_eq!(
             lines(&many),
             ["a & a & a & a & a", "& a & a & a & a & a", "& a & a"].map(String::from)
+        );
+        let count = Expr::eq(
+            v[2].clone(),
+            Expr::Count((0..8).map(|_| v[0].clone()).collect()),
+        );
+        assert_eq!(
+            lines(&count),
+            ["x = count(", "    a, a, a, a, a,", "    a, a, a", ")"].map(String::from)
         );
         let nested = Expr::Or(vec![v[1].clone(), many.clone()]);
         assert_eq!(
