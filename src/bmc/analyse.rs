@@ -31,11 +31,9 @@ pub(crate) fn reads(sys: &System, e: &Expr) -> (HashSet<VarId>, HashSet<VarId>) 
             Expr::Next(v) => {
                 nxt.insert(*v);
             }
-            Expr::Define(d) => {
-                if seen_defines.insert(d.0) {
-                    if let Some(def) = sys.defines.get(d.0 as usize) {
-                        todo.push(&def.expr);
-                    }
+            Expr::Define(d) if seen_defines.insert(d.0) => {
+                if let Some(def) = sys.defines.get(d.0 as usize) {
+                    todo.push(&def.expr);
                 }
             }
             _ => {}
@@ -97,7 +95,8 @@ pub(crate) struct AssignReads {
 
 impl AssignReads {
     pub fn new(sys: &System) -> AssignReads {
-        let of = |assigns: &[crate::ir::Assign]| assigns.iter().map(|a| reads(sys, &a.value)).collect();
+        let of =
+            |assigns: &[crate::ir::Assign]| assigns.iter().map(|a| reads(sys, &a.value)).collect();
         AssignReads {
             init: of(&sys.init_assign),
             next: of(&sys.next_assign),

@@ -269,11 +269,8 @@ impl<'s, S: Sink> Unroller<'s, S> {
 
     fn add_frame(&mut self) -> Result<(), BmcError> {
         let step = self.copies.len();
-        let forced = analyse::forced_values(
-            self.sys,
-            &self.reads,
-            self.forced.last().map(Vec::as_slice),
-        );
+        let forced =
+            analyse::forced_values(self.sys, &self.reads, self.forced.last().map(Vec::as_slice));
         let mut frame = Vec::with_capacity(self.sys.vars.len());
         for (i, var) in self.sys.vars.iter().enumerate() {
             let id = VarId(i as u32);
