@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark of `checkmate game optimal` (release build): one table row per
-# case with game, objective, proven value, median wall time, nodes and
-# peak memory (max RSS) over RUNS runs. Values are checked against the
+# case with game, objective, proven value, median search time (the
+# command's own `time`: search, tree and replay check), median wall time
+# of the whole process (table building included), nodes and peak memory
+# (max RSS) over RUNS runs. Values are checked against the
 # published references where they exist; a mismatch fails the script.
 #
 # usage: scripts/bench-optimal.sh [--quick] [--stretch] [--tests]
@@ -53,17 +55,18 @@ fi
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
-printf '| game | objective | value | time (s) | nodes | peak memory (MB) |\n'
-printf '|---|---|---|---|---|---|\n'
+printf '| game | objective | value | search (s) | wall (s) | nodes | peak memory (MB) |\n'
+printf '|---|---|---|---|---|---|---|\n'
 status=0
 for case in "${cases[@]}"; do
   IFS='|' read -r game flags want <<<"$case"
-  times=(); mems=(); value=""; nodes=""; objective=""
+  times=(); walls=(); mems=(); value=""; nodes=""; objective=""
   runs=$RUNS
   for ((i = 0; i < runs; i++)); do
-    out=$( { /usr/bin/time -f 'RSS %M' "$bin" game optimal "$game" $flags --json; } 2>&1 )
+    out=$( { /usr/bin/time -f 'RSS %M %e' "$bin" game optimal "$game" $flags --json; } 2>&1 )
     json=$(sed '/^RSS /d' <<<"$out")
-    mems+=("$(sed -n 's/^RSS //p' <<<"$out")")
+    read -r mem wall < <(sed -n 's/^RSS //p' <<<"$out")
+    mems+=("$mem"); walls+=("$wall")
     read -r value nodes t objective < <(python3 -c '
 import json, sys
 d = json.loads(sys.stdin.read())
@@ -75,11 +78,12 @@ print(v, d["nodes"], d["time"], obj.replace(" ", "_"))' <<<"$json")
     if (( $(printf '%.0f' "$t") > 20 )); then break; fi
   done
   tmed=$(printf '%s\n' "${times[@]}" | median)
+  wmed=$(printf '%s\n' "${walls[@]}" | median)
   mmed=$(printf '%s\n' "${mems[@]}" | median)
   mark=""
   if [[ -n $want && $value != "$want" ]]; then mark=" (expected $want!)"; status=1; fi
-  printf '| %s | %s | %s%s | %.3f | %s | %.0f |\n' "$game" "${objective//_/ }" "$value" "$mark" \
-    "$tmed" "$nodes" "$(awk -v k="$mmed" 'BEGIN {print k / 1024}')"
+  printf '| %s | %s | %s%s | %.3f | %.2f | %s | %.0f |\n' "$game" "${objective//_/ }" "$value" "$mark" \
+    "$tmed" "$wmed" "$nodes" "$(awk -v k="$mmed" 'BEGIN {print k / 1024}')"
 done
 
 if [[ $tests == 1 ]]; then

@@ -305,3 +305,55 @@ fn deduction_puzzle_and_strategy_become_models_nusmv_accepts() {
         "the optimal tree finds every code:\n{out}"
     );
 }
+
+#[test]
+fn analyze_replays_saved_trees_from_optimal_and_from_strategies() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("opt.json");
+    let t = tree.to_str().unwrap();
+    let opt = json(&checkmate(&[
+        "game",
+        "optimal",
+        "mastermind:3x3",
+        "--tree",
+        t,
+        "--json",
+    ]));
+    let replay = json(&checkmate(&[
+        "game",
+        "analyze",
+        "mastermind:3x3",
+        "--tree",
+        t,
+        "--json",
+    ]));
+    assert_eq!(replay["total"], opt["total"]);
+    assert_eq!(replay["total"], 73);
+    let saved = dir.path().join("parts.json");
+    let s = saved.to_str().unwrap();
+    let built = json(&checkmate(&[
+        "game",
+        "analyze",
+        "coins:5",
+        "--strategy",
+        "max-models",
+        "--save-tree",
+        s,
+        "--json",
+    ]));
+    let again = json(&checkmate(&[
+        "game", "analyze", "coins:5", "--tree", s, "--json",
+    ]));
+    assert_eq!(again["total"], built["total"]);
+    assert_eq!(again["worst"], built["worst"]);
+    let bad = file(&dir, "bad.json", "{\"bad\": 1}");
+    let o = checkmate(&[
+        "game",
+        "analyze",
+        "mastermind:3x3",
+        "--tree",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("line 1"), "{}", stderr(&o));
+}

@@ -144,3 +144,29 @@ fn unwritable_tree_path_is_an_error() {
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent-dir"));
 }
+
+/// A spec file (here the generated spec of a built-in game) goes through
+/// the SAT route and gives the same optimum as the native table.
+#[test]
+fn spec_files_give_the_native_values() {
+    let dir = tempfile::tempdir().unwrap();
+    for (game, objective, key) in [
+        ("mastermind:2x3", "total", "total"),
+        ("coins:4", "worst", "worst"),
+    ] {
+        let spec = checkmate(&["game", "spec", game]);
+        assert!(spec.status.success());
+        let path = dir.path().join(format!("{}.game", game.replace(':', "_")));
+        std::fs::write(&path, &spec.stdout).unwrap();
+        let native = json(&["game", "optimal", game, "--objective", objective, "--json"]);
+        let from_spec = json(&[
+            "game",
+            "optimal",
+            path.to_str().unwrap(),
+            "--objective",
+            objective,
+            "--json",
+        ]);
+        assert_eq!(native[key], from_spec[key], "{game}");
+    }
+}

@@ -3,20 +3,26 @@
 //! terminal and `--json` output.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
-use serde_json::json;
+use serde::Serialize;
 
-use checkmate::game::deduce::{self, Deduction};
-use checkmate::game::knowledge::{self, Knowledge, TypeCheck};
+use checkmate::bmc::{self, BmcOptions};
+use checkmate::checker::{Checker, Engine, Tool};
+use checkmate::game::deduce::{self, Deduction, History};
+use checkmate::game::explicit::ExplicitError;
+use checkmate::game::knowledge::{self, Knowledge, KnowledgeError, TypeCheck};
 use checkmate::game::strategy::{Planner, Strategy, Ties};
 use checkmate::game::table::Table;
-use checkmate::game::tree::Tree;
+use checkmate::game::tree::{Analysis, Tree};
+use checkmate::game::tree_io;
 use checkmate::game::{params, Game, Route};
+use checkmate::smv;
+use checkmate::trace::Verdict;
 
 use super::bad_input;
 
@@ -45,6 +51,10 @@ pub enum GameCommand {
         /// Count codes up to this many (spec games).
         #[arg(long, default_value_t = 100_000)]
         count_limit: usize,
+        /// Give up the well-formedness proof of an experiment type after
+        /// this many seconds.
+        #[arg(long, default_value_t = 20.0)]
+        time_limit: f64,
         #[arg(long)]
         json: bool,
     },
@@ -55,9 +65,14 @@ pub enum GameCommand {
         game: String,
         #[command(flatten)]
         strategy: StrategyArgs,
-        /// Also write the decision tree as JSON to this file.
-        #[arg(long)]
+        /// Replay this saved strategy tree (JSON, as `game optimal --tree`
+        /// or `--save-tree` write it) over every code instead of building
+        /// a strategy: an independent check of its figures.
+        #[arg(long, value_name = "FILE")]
         tree: Option<PathBuf>,
+        /// Also write the strategy's decision tree as JSON to this file.
+        #[arg(long, value_name = "FILE", conflicts_with = "tree")]
+        save_tree: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -86,6 +101,15 @@ pub enum GameCommand {
         /// Count codes up to this many.
         #[arg(long, default_value_t = 10_000)]
         count_limit: usize,
+        /// sat: the SAT knowledge (counts, lists, fixed variables); bmc:
+        /// the built-in bounded model checker on the puzzle as an IR
+        /// system (every code, up to --count-limit); nusmv: NuSMV on the
+        /// emitted SMV model (one code).
+        #[arg(long, value_enum, default_value = "sat")]
+        engine: DeduceEngine,
+        /// The NuSMV binary (default: $NUSMV, else NuSMV on PATH).
+        #[arg(long)]
+        nusmv: Option<PathBuf>,
         #[arg(long)]
         json: bool,
     },
@@ -108,6 +132,13 @@ pub struct StrategyArgs {
     /// codes through SAT and evaluate the spec's formulas).
     #[arg(long, value_enum)]
     route: Option<RouteArg>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DeduceEngine {
+    Sat,
+    Bmc,
+    Nusmv,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -140,14 +171,23 @@ pub fn run(args: GameArgs) -> anyhow::Result<ExitCode> {
         GameCommand::Info {
             game,
             count_limit,
+            time_limit,
             json,
-        } => info(&load(&game)?, count_limit, json)?,
+        } => {
+            let limit = Duration::try_from_secs_f64(time_limit)
+                .map_err(|e| bad_input(anyhow::anyhow!("--time-limit: {e}")))?;
+            info(&load(&game)?, count_limit, limit, json)?
+        }
         GameCommand::Analyze {
             game,
             strategy,
             tree,
+            save_tree,
             json,
-        } => analyze(&load(&game)?, &strategy, tree, json)?,
+        } => match tree {
+            Some(path) => replay(&load(&game)?, &strategy, &path, json)?,
+            None => analyze(&load(&game)?, &strategy, save_tree, json)?,
+        },
         GameCommand::Play {
             game,
             secret,
@@ -159,14 +199,30 @@ pub fn run(args: GameArgs) -> anyhow::Result<ExitCode> {
             history,
             limit,
             count_limit,
+            engine,
+            nusmv,
             json,
-        } => deduce_cmd(&load(&game)?, &history, limit, count_limit, json)?,
+        } => {
+            let game = load(&game)?;
+            let history = read_history(&game, &history)?;
+            let d = match engine {
+                DeduceEngine::Sat => {
+                    deduce::deduce(&game, &history, limit, count_limit).map_err(|e| match e {
+                        KnowledgeError::NoCodes => bad_input(e),
+                        e => e.into(),
+                    })?
+                }
+                DeduceEngine::Bmc => deduce_bmc(&game, &history, limit, count_limit)?,
+                DeduceEngine::Nusmv => deduce_nusmv(&game, &history, nusmv.as_deref())?,
+            };
+            show_deduction(&game, history.entries.len(), &d, json)?
+        }
         GameCommand::Optimal(args) => return super::optimal::run(args),
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn info(game: &Game, count_limit: usize, json: bool) -> anyhow::Result<()> {
+fn info(game: &Game, count_limit: usize, limit: Duration, json: bool) -> anyhow::Result<()> {
     let spec = &game.spec;
     let (codes, exact) = match game.builtin {
         Some(b) => (b.n_codes().to_string(), true),
@@ -182,16 +238,17 @@ fn info(game: &Game, count_limit: usize, json: bool) -> anyhow::Result<()> {
             (
                 t.name.clone(),
                 t.arity,
-                params::count(t, spec.alphabet.len(), 1 << 32),
+                params::count(t, spec.alphabet.len(), 1 << 24),
             )
         })
         .collect();
-    let checks = knowledge::check_well_formed(spec)?;
+    let checks = knowledge::check_well_formed(spec, Some(limit))?;
+    let unknown = checks.contains(&TypeCheck::Unknown);
     let problems: Vec<String> = checks
         .iter()
         .zip(&spec.experiments)
         .filter_map(|(c, t)| match c {
-            TypeCheck::Ok => None,
+            TypeCheck::Ok | TypeCheck::Unknown => None,
             TypeCheck::NoParameters => {
                 Some(format!("experiment '{}' has no allowed parameters", t.name))
             }
@@ -211,17 +268,31 @@ fn info(game: &Game, count_limit: usize, json: bool) -> anyhow::Result<()> {
         })
         .collect();
     if json {
-        let out = json!({
-            "game": game.name,
-            "variables": spec.vars,
-            "codes": {"count": codes.parse::<u128>().ok(), "exhaustive": exact},
-            "experiments": exps.iter().map(|(n, k, c)| json!({
-                "name": n, "params": k,
-                "count": match c { Ok(n) | Err(n) => n }, "exact": c.is_ok(),
-            })).collect::<Vec<_>>(),
-            "well_formed": problems.is_empty(),
-            "problems": problems,
-        });
+        let out = InfoJson {
+            game: &game.name,
+            variables: &spec.vars,
+            codes: CountJson {
+                count: codes.parse().ok(),
+                exhaustive: exact,
+            },
+            experiments: exps
+                .iter()
+                .map(|(name, params, c)| ExperimentJson {
+                    name,
+                    params: *params,
+                    count: match c {
+                        Ok(n) | Err(n) => *n,
+                    },
+                    exact: c.is_ok(),
+                })
+                .collect(),
+            well_formed: if unknown && problems.is_empty() {
+                None
+            } else {
+                Some(problems.is_empty())
+            },
+            problems: &problems,
+        };
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
@@ -238,7 +309,12 @@ fn info(game: &Game, count_limit: usize, json: bool) -> anyhow::Result<()> {
         };
         println!("experiment   {n} ({k} parameters): {count}");
     }
-    if problems.is_empty() {
+    if problems.is_empty() && unknown {
+        println!(
+            "well-formed  unknown: the SAT proof did not finish within {} s (see --time-limit)",
+            limit.as_secs_f64()
+        );
+    } else if problems.is_empty() {
         println!("well-formed  yes: exactly one outcome for every code and experiment");
     } else {
         println!("well-formed  no");
@@ -297,7 +373,13 @@ impl Progress {
 
 fn table_for(game: &Game, args: &StrategyArgs) -> anyhow::Result<(Table, Route)> {
     let route = route(game, args.route)?;
-    let table = game.table(route)?;
+    let table = game.table(route).map_err(|e| match e {
+        // The game file itself is wrong: the user's input.
+        ExplicitError::IllFormed { .. } | ExplicitError::Knowledge(KnowledgeError::NoCodes) => {
+            bad_input(e)
+        }
+        e => e.into(),
+    })?;
     Ok((table, route))
 }
 
@@ -319,29 +401,63 @@ fn analyze(
         Tree::Leaf { .. } => None,
     };
     if let Some(path) = tree_out {
-        std::fs::write(&path, serde_json::to_string(&tree)?)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        super::write_atomically(&path, tree_io::to_json(&table, &tree).as_bytes())?;
     }
+    print_analysis(
+        game,
+        args.strategy.name(),
+        args.ties.name(),
+        route,
+        &a,
+        first,
+        json,
+    )
+}
+
+/// `game analyze --tree FILE`: the saved tree replayed over every code.
+fn replay(game: &Game, args: &StrategyArgs, path: &Path, json: bool) -> anyhow::Result<()> {
+    let (table, route) = table_for(game, args)?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read `{}`", path.display()))
+        .map_err(super::bad_input)?;
+    let (tree, a) = tree_io::replay_json(&table, &text)
+        .map_err(|e| super::bad_input(anyhow::anyhow!("{}: {e}", path.display())))?;
+    let first = match &tree {
+        Tree::Node { experiment, .. } => Some(table.experiments[*experiment].to_string()),
+        Tree::Leaf { .. } => None,
+    };
+    print_analysis(game, "tree", "as saved", route, &a, first, json)
+}
+
+fn print_analysis(
+    game: &Game,
+    strategy: &str,
+    ties: &str,
+    route: Route,
+    a: &Analysis,
+    first: Option<String>,
+    json: bool,
+) -> anyhow::Result<()> {
     if json {
-        let out = json!({
-            "game": game.name,
-            "strategy": args.strategy.name(),
-            "ties": args.ties.name(),
-            "codes": a.codes,
-            "total": a.total,
-            "average": a.average(),
-            "worst": a.worst,
-            "histogram": a.histogram,
-            "first": first,
-        });
+        let out = AnalysisJson {
+            game: &game.name,
+            strategy,
+            ties,
+            codes: a.codes,
+            total: a.total,
+            average: a.average(),
+            worst: a.worst,
+            histogram: &a.histogram,
+            first: first.as_deref(),
+        };
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
     println!(
         "{}, {} (ties: {}, route: {})",
         game.name,
-        args.strategy,
-        args.ties,
+        strategy,
+        ties,
         route.name()
     );
     println!("codes      {}", a.codes);
@@ -372,18 +488,21 @@ fn play(game: &Game, secret: &str, args: &StrategyArgs, json: bool) -> anyhow::R
     };
     let steps = Planner::new(&table, args.strategy, args.ties)?.play(code)?;
     if json {
-        let out = json!({
-            "game": game.name,
-            "strategy": args.strategy.name(),
-            "ties": args.ties.name(),
-            "secret": table.codes[code],
-            "steps": steps.iter().map(|s| json!({
-                "experiment": table.experiments[s.experiment].to_string(),
-                "outcome": table.outcomes[s.outcome as usize],
-                "remaining": s.remaining,
-            })).collect::<Vec<_>>(),
-            "experiments": steps.len(),
-        });
+        let out = PlayJson {
+            game: &game.name,
+            strategy: args.strategy.name(),
+            ties: args.ties.name(),
+            secret: &table.codes[code],
+            steps: steps
+                .iter()
+                .map(|s| StepJson {
+                    experiment: table.experiments[s.experiment].to_string(),
+                    outcome: &table.outcomes[s.outcome as usize],
+                    remaining: s.remaining,
+                })
+                .collect(),
+            experiments: steps.len(),
+        };
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
@@ -410,30 +529,100 @@ fn play(game: &Game, secret: &str, args: &StrategyArgs, json: bool) -> anyhow::R
     Ok(())
 }
 
-fn deduce_cmd(
-    game: &Game,
-    path: &PathBuf,
-    limit: usize,
-    count_limit: usize,
-    json: bool,
-) -> anyhow::Result<()> {
+/// Reads a history file for `game`.
+pub fn read_history(game: &Game, path: &Path) -> anyhow::Result<History> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read {}", path.display()))
         .map_err(bad_input)?;
-    let history = deduce::parse_history(&game.spec, &text)
-        .map_err(|e| bad_input(anyhow::anyhow!("{}:{e}", path.display())))?;
-    let d = deduce::deduce(game, &history, limit, count_limit)?;
+    deduce::parse_history(&game.spec, &text)
+        .map_err(|e| bad_input(anyhow::anyhow!("{}:{e}", path.display())))
+}
+
+/// Every code still possible, through the bounded model checker on the
+/// compiled IR system (each trace verified by the IR evaluator there, and
+/// decoded and checked against the spec here).
+fn deduce_bmc(
+    game: &Game,
+    history: &History,
+    limit: usize,
+    cap: usize,
+) -> anyhow::Result<Deduction> {
+    let sys = deduce::compile(game, history);
+    let opts = BmcOptions {
+        count: Some(0),
+        count_cap: cap,
+        ..BmcOptions::default()
+    };
+    let res = bmc::solve(&sys, &opts)?;
+    let codes = res
+        .traces
+        .iter()
+        .map(|t| deduce::decode(game, history, &sys, t))
+        .collect::<Result<Vec<_>, _>>()?;
+    let base = Knowledge::new(&game.spec)?.base_fixed().to_vec();
+    Ok(deduce::from_codes(game, codes, res.exhausted, limit, &base))
+}
+
+/// One code still possible, from NuSMV's counterexample to `!(F goal)` on
+/// the emitted model (or none, if NuSMV proves the specification).
+fn deduce_nusmv(
+    game: &Game,
+    history: &History,
+    binary: Option<&Path>,
+) -> anyhow::Result<Deduction> {
+    let sys = deduce::compile(game, history);
+    let model = smv::emit(&sys, &smv_options(game, history, smv::Dialect::Nusmv))?;
+    let checker = Checker::locate(Tool::NuSmv, binary)?;
+    let run = checker.check_str(&model, Engine::Bdd)?;
+    let base = Knowledge::new(&game.spec)?.base_fixed().to_vec();
+    match run.output.first_counterexample() {
+        Some(named) => {
+            let trace = named.to_ir(&sys)?;
+            sys.check(&trace)?;
+            let code = deduce::decode(game, history, &sys, &trace)?;
+            Ok(deduce::from_codes(game, vec![code], false, 1, &base))
+        }
+        None if run.output.specs.iter().any(|s| s.verdict == Verdict::True) => {
+            Ok(deduce::from_codes(game, Vec::new(), true, 0, &base))
+        }
+        None => Err(anyhow::anyhow!(
+            "NuSMV gave neither a counterexample nor a proof"
+        )),
+    }
+}
+
+/// Header of the SMV model of a deduction puzzle.
+fn smv_options(game: &Game, history: &History, dialect: smv::Dialect) -> smv::EmitOptions {
+    smv::EmitOptions {
+        dialect,
+        title: format!(
+            "deduction puzzle: {} after {} experiments",
+            game.name,
+            history.entries.len()
+        ),
+        description: vec![
+            "Each solution is a secret code that fits every recorded outcome.".into(),
+        ],
+        ..smv::EmitOptions::default()
+    }
+}
+
+fn show_deduction(game: &Game, n: usize, d: &Deduction, json: bool) -> anyhow::Result<()> {
     if json {
-        let out = json!({
-            "count": d.count,
-            "exhaustive": d.exhaustive,
-            "codes": d.codes,
-            "fixed": d.fixed.iter().map(|(v, b)| json!({"var": v, "value": b})).collect::<Vec<_>>(),
-        });
+        let out = DeduceJson {
+            count: d.count,
+            exhaustive: d.exhaustive,
+            codes: &d.codes,
+            fixed: d
+                .fixed
+                .iter()
+                .map(|(var, value)| FixedJson { var, value: *value })
+                .collect(),
+        };
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
-    print_deduction(game, history.entries.len(), &d);
+    print_deduction(game, n, d);
     Ok(())
 }
 
@@ -463,4 +652,78 @@ fn print_deduction(game: &Game, n: usize, d: &Deduction) {
             .collect();
         println!("fixed: {}", fixed.join(" "));
     }
+}
+
+/// `game analyze --json`.
+#[derive(Serialize)]
+struct AnalysisJson<'a> {
+    game: &'a str,
+    strategy: &'a str,
+    ties: &'a str,
+    codes: usize,
+    total: u64,
+    average: f64,
+    worst: usize,
+    /// `histogram[k]`: codes found with exactly k experiments.
+    histogram: &'a [u64],
+    first: Option<&'a str>,
+}
+
+/// `game play --json`.
+#[derive(Serialize)]
+struct PlayJson<'a> {
+    game: &'a str,
+    strategy: &'a str,
+    ties: &'a str,
+    secret: &'a str,
+    steps: Vec<StepJson<'a>>,
+    experiments: usize,
+}
+
+#[derive(Serialize)]
+struct StepJson<'a> {
+    experiment: String,
+    outcome: &'a str,
+    remaining: usize,
+}
+
+/// `game deduce --json`.
+#[derive(Serialize)]
+struct DeduceJson<'a> {
+    count: usize,
+    exhaustive: bool,
+    codes: &'a [String],
+    fixed: Vec<FixedJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct FixedJson<'a> {
+    var: &'a str,
+    value: bool,
+}
+
+/// `game info --json`.
+#[derive(Serialize)]
+struct InfoJson<'a> {
+    game: &'a str,
+    variables: &'a [String],
+    codes: CountJson,
+    experiments: Vec<ExperimentJson<'a>>,
+    /// `null` when the proof did not finish in time.
+    well_formed: Option<bool>,
+    problems: &'a [String],
+}
+
+#[derive(Serialize)]
+struct CountJson {
+    count: Option<u128>,
+    exhaustive: bool,
+}
+
+#[derive(Serialize)]
+struct ExperimentJson<'a> {
+    name: &'a str,
+    params: usize,
+    count: u64,
+    exact: bool,
 }

@@ -2,7 +2,10 @@
 //! library. Input: parsed arguments. Output: text or JSON on stdout, an
 //! exit code. All real work lives in the library.
 
+use std::path::Path;
 use std::process::ExitCode;
+
+use anyhow::Context;
 
 use clap::{Parser, Subcommand};
 
@@ -59,4 +62,20 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Cnf(args) => puzzle::cnf(args),
         Command::Game(args) => game::run(args),
     }
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same
+/// directory, so readers never see half a file.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot create a file in `{}`", dir.display()))?;
+    tmp.write_all(bytes)?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot write `{}`", path.display()))?;
+    Ok(())
 }

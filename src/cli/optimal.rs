@@ -1,27 +1,26 @@
 //! `checkmate game optimal GAME …`: an optimal strategy, its figures, and
 //! optionally the tree as JSON and Graphviz DOT.
 //!
-//! Input: a built-in game name (spec files come through the game loader:
-//! see [`load_table`]), the objective and limits. Output: a summary on
+//! Input: a built-in game name or a spec file (see [`load_table`]), the
+//! objective and limits. Output: a summary on
 //! stdout (text or JSON), tree files written atomically, a progress line
 //! on stderr while searching when stderr is a terminal.
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use checkmate::game::optimal::{self, Objective, Options, Progress, Solution};
 use checkmate::game::symmetry::{self, Symmetry};
-use checkmate::game::table::{Builtin, Table};
+use checkmate::game::table::Table;
 use checkmate::game::tree_io;
+use checkmate::game::{Game, Route};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 #[derive(Debug, Args)]
 pub struct OptimalArgs {
-    /// The game: a built-in name (mastermind:PxC, black-peg:PxC,
-    /// bulls-cows:PxC, coins:N, coins:N+1).
+    /// The game: a spec file, or a built-in name (mastermind:PxC,
+    /// black-peg:PxC, bulls-cows:PxC, coins:N, coins:N+1).
     pub game: String,
     /// What to minimise.
     #[arg(long, value_enum, default_value_t = ObjectiveArg::Total)]
@@ -68,16 +67,23 @@ struct Report<'a> {
     time: f64,
 }
 
-/// The table and symmetry of a game named on the command line.
-///
-/// Hook for spec files: when the game loader (`checkmate::game::spec`)
-/// lands, a path that is not a built-in name loads through it and gets no
-/// symmetry (issue 6 adds one).
+/// The table and symmetry of a game named on the command line: built-in
+/// games get their native table and symmetry; spec files get the table
+/// enumerated through SAT and no symmetry yet (the spec symmetry of
+/// `game::reduce` can be adapted to [`Symmetry`] later).
 pub fn load_table(game: &str) -> anyhow::Result<(Table, Option<Box<dyn Symmetry>>)> {
-    let builtin: Builtin = game.parse().map_err(super::bad_input)?;
-    let table = builtin.table();
-    let sym = symmetry::for_builtin(&builtin, &table);
-    Ok((table, sym))
+    let game = Game::load(game).map_err(super::bad_input)?;
+    match game.builtin {
+        Some(builtin) => {
+            let table = builtin.table();
+            let sym = symmetry::for_builtin(&builtin, &table);
+            Ok((table, sym))
+        }
+        None => {
+            let table = game.table(Route::Spec).map_err(super::bad_input)?;
+            Ok((table, None))
+        }
+    }
 }
 
 pub fn run(args: OptimalArgs) -> anyhow::Result<ExitCode> {
@@ -119,10 +125,10 @@ pub fn run(args: OptimalArgs) -> anyhow::Result<ExitCode> {
         other => anyhow::Error::new(other),
     })?;
     if let Some(path) = &args.tree {
-        write_atomically(path, tree_io::to_json(&table, &solution.tree).as_bytes())?;
+        super::write_atomically(path, tree_io::to_json(&table, &solution.tree).as_bytes())?;
     }
     if let Some(path) = &args.dot {
-        write_atomically(path, tree_io::to_dot(&table, &solution.tree).as_bytes())?;
+        super::write_atomically(path, tree_io::to_dot(&table, &solution.tree).as_bytes())?;
     }
     print_report(&table, &solution, args.json)?;
     Ok(ExitCode::SUCCESS)
@@ -183,21 +189,5 @@ fn print_report(table: &Table, s: &Solution, json: bool) -> anyhow::Result<()> {
             s.elapsed.as_secs_f64()
         )?;
     }
-    Ok(())
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same
-/// directory, so readers never see a half-written file.
-fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a file in {}", dir.display()))?;
-    tmp.write_all(bytes)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
     Ok(())
 }

@@ -136,26 +136,10 @@ pub struct CnfArgs {
     pub output: Option<PathBuf>,
 }
 
-/// Writes `bytes` to `path` through a temporary file in the same
-/// directory, so readers never see half a file.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    use std::io::Write;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a file in `{}`", dir.display()))?;
-    tmp.write_all(bytes)?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot write `{}`", path.display()))?;
-    Ok(())
-}
-
 /// Prints to stdout or writes the file.
 fn deliver(text: &str, output: Option<&Path>) -> anyhow::Result<()> {
     match output {
-        Some(path) => write_atomically(path, text.as_bytes()),
+        Some(path) => super::write_atomically(path, text.as_bytes()),
         None => {
             print!("{text}");
             Ok(())
@@ -179,7 +163,7 @@ fn file_name(output: Option<&Path>) -> String {
     output
         .and_then(|p| p.file_name())
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
+        .unwrap_or_else(|| "model.smv".into())
 }
 
 pub fn smv(args: SmvArgs) -> anyhow::Result<ExitCode> {
@@ -214,12 +198,6 @@ pub fn smv(args: SmvArgs) -> anyhow::Result<ExitCode> {
             .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", tree_path.display())))?;
         let model = strategy_model::strategy_system(&table, &tree, None).map_err(bad_input)?;
         opts.title = format!("strategy {} for {}", tree_path.display(), game.name);
-        opts.description.push(format!(
-            "The specification is true iff the strategy finds every code within {} experiments;",
-            model.depth
-        ));
-        opts.description
-            .push("a counterexample fixes a secret code the strategy does not find.".into());
         model.system
     } else {
         let puzzle = load_puzzle(Path::new(&args.input))?;

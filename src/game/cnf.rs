@@ -13,23 +13,49 @@
 //! constant true), so a formula over known values costs no clauses;
 //! identical gates and counters are built once.
 
+use std::cell::Cell;
 use std::collections::HashMap;
+use std::time::Instant;
 
 use rustsat::solvers::{Solve, SolveIncremental, SolverResult};
 use rustsat::types::{Lit, TernaryVal};
-use rustsat_batsat::BasicSolver;
 use thiserror::Error;
 
 use super::spec::{CardKind, Formula};
 
-/// The SAT solver failed (not "unsatisfiable": an internal error).
+/// The SAT solver gave no answer (not "unsatisfiable").
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("SAT solver: {0}")]
-pub struct SatError(pub String);
+pub enum SatError {
+    #[error("the SAT solver reached its time limit")]
+    TimeLimit,
+    #[error("SAT solver: {0}")]
+    Failed(String),
+}
 
 fn sat_err(e: impl std::fmt::Display) -> SatError {
-    SatError(e.to_string())
+    SatError::Failed(e.to_string())
 }
+
+/// BatSat callbacks that stop the search at a deadline (looking at the
+/// clock only every 1024 checks: BatSat asks at every decision).
+#[derive(Default)]
+pub struct Deadline {
+    at: Option<Instant>,
+    calls: Cell<u32>,
+}
+
+impl batsat::Callbacks for Deadline {
+    fn stop(&self) -> bool {
+        let Some(at) = self.at else {
+            return false;
+        };
+        let n = self.calls.get().wrapping_add(1);
+        self.calls.set(n);
+        n.is_multiple_of(1024) && Instant::now() >= at
+    }
+}
+
+type Solver = rustsat_batsat::Solver<Deadline>;
 
 #[derive(Clone, PartialEq, Eq, Hash)]
 enum Gate {
@@ -39,7 +65,7 @@ enum Gate {
 
 /// A solver plus the encoding caches.
 pub struct Encoder {
-    solver: BasicSolver,
+    solver: Solver,
     n_vars: u32,
     truth: Lit,
     gates: HashMap<Gate, Lit>,
@@ -55,7 +81,7 @@ impl Default for Encoder {
 impl Encoder {
     pub fn new() -> Encoder {
         let mut enc = Encoder {
-            solver: BasicSolver::default(),
+            solver: Solver::default(),
             n_vars: 0,
             truth: Lit::positive(0),
             gates: HashMap::new(),
@@ -103,8 +129,13 @@ impl Encoder {
         match self.solver.solve_assumps(assumptions).map_err(sat_err)? {
             SolverResult::Sat => Ok(true),
             SolverResult::Unsat => Ok(false),
-            SolverResult::Interrupted => Err(SatError("interrupted".into())),
+            SolverResult::Interrupted => Err(SatError::TimeLimit),
         }
+    }
+
+    /// Makes every later `solve` give up at `at` (`None`: never).
+    pub fn set_deadline(&mut self, at: Option<Instant>) {
+        self.solver.batsat_mut().cb_mut().at = at;
     }
 
     /// The value of `l` in the last model (read through the positive

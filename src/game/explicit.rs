@@ -40,8 +40,8 @@ pub enum ExplicitError {
     Knowledge(#[from] KnowledgeError),
     #[error("the game has more than {MAX_CODES} codes, too many for the explicit engine (the SAT engine of `game deduce` has no such limit)")]
     TooManyCodes,
-    #[error("{codes} codes and {experiments}+ experiments make more than {MAX_CELLS} table cells, too many for the explicit engine")]
-    TooManyCells { codes: usize, experiments: usize },
+    #[error("{codes} codes and at least {experiments} experiments make more than {MAX_CELLS} table cells, too many for the explicit engine")]
+    TooManyCells { codes: usize, experiments: u128 },
     #[error("the game has more than 256 distinct outcomes")]
     TooManyOutcomes,
     #[error("experiment `{experiment}` on code {code}: {} outcomes hold ({}), not exactly one: the game is not well-formed", holding.len(), holding.join(", "))]
@@ -306,7 +306,7 @@ pub fn build_with_limit(game: &Game, max_codes: usize) -> Result<Table, Explicit
         let Some(all) = params::all(ty, spec.alphabet.len(), left) else {
             return Err(ExplicitError::TooManyCells {
                 codes: n,
-                experiments: max_experiments,
+                experiments: max_experiments as u128 + 1,
             });
         };
         for p in all {

@@ -282,7 +282,7 @@ fn coins_spec(game: Builtin, coins: usize, extra: bool) -> Spec {
                             Formula::And(vec![right.clone(), light()]),
                         ]),
                     ),
-                    outcome("same", Formula::negate(or(vec![left, right]))),
+                    outcome("same", Formula::negate(pan(0..2 * m))),
                 ],
             }
         })
@@ -444,6 +444,19 @@ mod tests {
                 let native = &table.outcomes[table.outcome(e, c) as usize];
                 assert_eq!(holding, vec![native.as_str()], "{g} vs {}", table.codes[c]);
             }
+        }
+    }
+
+    #[test]
+    fn generated_specs_snapshot() {
+        for name in [
+            "coins:4+1",
+            "mastermind:2x2",
+            "black-peg:2x3",
+            "bulls-cows:2x3",
+        ] {
+            let text = spec(name.parse().unwrap()).to_string();
+            insta::assert_snapshot!(name.replace(':', "_"), text);
         }
     }
 }

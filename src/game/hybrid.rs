@@ -13,22 +13,23 @@
 //! experiment's outcomes on a set of codes are evaluated 64 codes at a
 //! time from its type's normalised outcome templates. At a node with code
 //! set S:
-//! * *reduced* (|S| above the switch point, or no explicit table
-//!   possible): phase 1 generates candidates from the knowledge (fixed
+//! * *reduced*: phase 1 generates candidates from the knowledge (fixed
 //!   variables of S, the history, S itself for the symmetry checks);
 //!   candidates splitting S identically (the same parts, whatever their
 //!   outcome names, finals alike) are merged; phase 2 merges equivalent
 //!   ones among those with equal part sizes;
-//! * *table* (|S| at most the switch point and every experiment of the
-//!   game fits in an explicit table): every experiment, its row over all
-//!   codes computed once and cached.
+//! * *table*: when the game's experiments fit in an explicit table (built
+//!   once, on first use) and scanning it over S is estimated cheaper than
+//!   evaluating phase 1's candidates on S ([`TableUse::Auto`]: as symmetry
+//!   breaks down, phase 1 keeps more and more, and S gets small), every
+//!   experiment, as in the explicit engine.
 //!
 //! Either way the candidates, in table order, go into a small [`Table`]
 //! over S and [`Planner::choose`] picks one, so ranks and tie rules are
 //! exactly those of the explicit engine; because reduction keeps the
 //! first experiment of every class (see `reduce`), the tree is the one
-//! the explicit engine builds on the full table. The switch point
-//! [`SWITCH`] was measured (see `scripts/bench-reduce.sh`).
+//! the explicit engine builds on the full table. The switch point comes
+//! from measured costs ([`NS_TABLE_CELL`] and friends).
 
 use std::collections::HashMap;
 
@@ -44,16 +45,42 @@ use super::table::{Experiment, Table, Valuations};
 use super::tree::Tree;
 use super::Game;
 
-/// Work on the explicit table at or below this many codes (when the game
-/// has an explicit table at all). Measured on MM(4,6) from a spec file
-/// with max-models: see `scripts/bench-reduce.sh`.
-pub const SWITCH: usize = 256;
+/// Measured costs (release build, this machine) of the two ways to
+/// work at a node, in nanoseconds: evaluating one template node on one
+/// word of codes, the fixed cost of one reduced candidate (evaluation
+/// set-up, merging, its row), and one cell of the explicit table scanned
+/// by the planner. See `scripts/bench-reduce.sh --calibrate`.
+pub const NS_NODE_WORD: f64 = 2.0;
+pub const NS_CANDIDATE: f64 = 400.0;
+pub const NS_TABLE_CELL: f64 = 1.5;
 
 /// At most this many experiments in an explicit table.
 pub const TABLE_EXPERIMENTS: u64 = 1 << 16;
 
+/// The root's count of every experiment stops here (`None`: more).
+pub const TOTAL_CAP: u64 = 100_000;
+
+/// Phase 2 runs at a node only if at most this many experiments share
+/// their part sizes with another (each needs a canonical form, about a
+/// millisecond on the coin games' graphs); else the node keeps every
+/// distinct split, which changes no choice (phase 2 only merges
+/// experiments that rank alike).
+pub const PHASE2_BUDGET: usize = 2000;
+
 /// Phase 1 gives up at a node past this many experiments.
 pub const PHASE1_LIMIT: usize = 1 << 22;
+
+/// When to work on the explicit table rather than on reduced sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableUse {
+    /// When its estimated cost (experiments × codes × [`NS_TABLE_CELL`])
+    /// is below the reduced set's (candidates × (template nodes × words ×
+    /// [`NS_NODE_WORD`] + [`NS_CANDIDATE`])); the switch point.
+    Auto,
+    Never,
+    /// Whenever the game has one.
+    Always,
+}
 
 /// How the engine works.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,8 +90,7 @@ pub struct Options {
     pub reduce: bool,
     /// Use phase 2 (canonical graphs) after phase 1.
     pub phase2: bool,
-    /// The table mode's switch point (codes).
-    pub switch: usize,
+    pub table: TableUse,
 }
 
 impl Default for Options {
@@ -72,7 +98,7 @@ impl Default for Options {
         Options {
             reduce: true,
             phase2: true,
-            switch: SWITCH,
+            table: TableUse::Auto,
         }
     }
 }
@@ -104,6 +130,8 @@ pub struct DepthCounts {
     pub distinct: usize,
     /// After phase 2.
     pub kept: usize,
+    /// Nodes where phase 2 was skipped (over [`PHASE2_BUDGET`]).
+    pub phase2_skipped: usize,
 }
 
 /// One experiment of a play.
@@ -127,46 +155,74 @@ pub struct Built {
     pub root: Counts,
 }
 
-/// Outcome templates of every type, for bit-parallel evaluation.
-struct Templates {
-    arena: Arena,
-    /// `roots[t][o]`.
-    roots: Vec<Vec<NodeId>>,
-    /// Per type, its nodes in topological order.
-    order: Vec<Vec<NodeId>>,
-    /// Slot of a node within its type's order (per type).
-    slot: Vec<HashMap<NodeId, usize>>,
+/// An operation of a compiled template; operands are earlier slots.
+#[derive(Clone, Debug)]
+enum Op {
+    Const(bool),
+    Var(usize),
+    Param {
+        map: usize,
+        pos: usize,
+    },
+    Not(usize),
+    And(Vec<usize>),
+    Or(Vec<usize>),
+    Iff(usize, usize),
+    Card {
+        kind: CardKind,
+        k: usize,
+        args: Vec<usize>,
+    },
 }
 
-impl Templates {
-    fn new(spec: &Spec) -> Templates {
+/// One type's outcome templates as a straight-line program.
+#[derive(Clone, Debug)]
+struct Program {
+    ops: Vec<Op>,
+    /// The slot of each outcome.
+    roots: Vec<usize>,
+}
+
+impl Program {
+    fn new(spec: &Spec, ty: usize) -> Program {
         let mut arena = Arena::new();
-        let roots: Vec<Vec<NodeId>> = spec
-            .experiments
+        let roots: Vec<NodeId> = spec.experiments[ty]
+            .outcomes
             .iter()
-            .map(|t| {
-                t.outcomes
-                    .iter()
-                    .map(|o| {
-                        arena.build(&o.formula, &mut |a, leaf| match leaf {
-                            Formula::Var(v) => a.var(v.0, &[]),
-                            Formula::Map { map, param } => a.param(map.0, *param),
-                            _ => unreachable!("build only asks for leaves"),
-                        })
-                    })
-                    .collect()
+            .map(|o| {
+                arena.build(&o.formula, &mut |a, leaf| match leaf {
+                    Formula::Var(v) => a.var(v.0, &[]),
+                    Formula::Map { map, param } => a.param(map.0, *param),
+                    _ => unreachable!("build only asks for leaves"),
+                })
             })
             .collect();
-        let order: Vec<Vec<NodeId>> = roots.iter().map(|r| arena.reachable(r)).collect();
-        let slot = order
+        let order = arena.reachable(&roots);
+        let slot: HashMap<NodeId, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+        let list = |xs: &[NodeId]| xs.iter().map(|x| slot[x]).collect::<Vec<_>>();
+        let ops = order
             .iter()
-            .map(|o| o.iter().enumerate().map(|(i, &n)| (n, i)).collect())
+            .map(|&id| match arena.node(id) {
+                Node::Const(b) => Op::Const(*b),
+                Node::Var(v) => Op::Var(*v as usize),
+                Node::Param { map, pos } => Op::Param {
+                    map: *map as usize,
+                    pos: *pos as usize,
+                },
+                Node::Not(x) => Op::Not(slot[x]),
+                Node::And(xs) => Op::And(list(xs)),
+                Node::Or(xs) => Op::Or(list(xs)),
+                Node::Iff([x, y]) => Op::Iff(slot[x], slot[y]),
+                Node::Card { kind, k, args } => Op::Card {
+                    kind: *kind,
+                    k: *k as usize,
+                    args: list(args),
+                },
+            })
             .collect();
-        Templates {
-            arena,
-            roots,
-            order,
-            slot,
+        Program {
+            ops,
+            roots: roots.iter().map(|r| slot[r]).collect(),
         }
     }
 }
@@ -174,7 +230,7 @@ impl Templates {
 /// The engine for one game and strategy.
 pub struct Engine<'g> {
     game: &'g Game,
-    reducer: Reducer<'g>,
+    reducer: std::rc::Rc<Reducer<'g>>,
     strategy: Strategy,
     ties: Ties,
     opts: Options,
@@ -187,15 +243,17 @@ pub struct Engine<'g> {
     cols: Vec<u64>,
     /// Codes as packed rows.
     rows: Vec<Vec<u64>>,
-    templates: Templates,
+    programs: Vec<Program>,
+    /// Scratch space for evaluation.
+    scratch: std::cell::RefCell<Vec<u64>>,
     outcomes: Vec<String>,
     is_final: Vec<bool>,
     /// `global[t][o]`: the global index of outcome `o` of type `t`.
     global: Vec<Vec<u8>>,
     /// Every experiment, if the game has an explicit table.
     all: Option<Vec<Instance>>,
-    /// Cached rows of `all` over every code.
-    table_rows: HashMap<usize, Vec<u8>>,
+    /// The explicit table of `all`, built on first use.
+    full: Option<Table>,
     used: Vec<Instance>,
     used_index: HashMap<Instance, usize>,
     depths: Vec<DepthCounts>,
@@ -279,7 +337,8 @@ impl<'g> Engine<'g> {
         }
         let names = codes.iter().map(|c| game.code_name(c)).collect();
         let (outcomes, is_final, global) = outcome_numbering(spec)?;
-        let total = Reducer::new(spec).total(TABLE_EXPERIMENTS);
+        let cap = TABLE_EXPERIMENTS.min((explicit::MAX_CELLS / n.max(1)) as u64);
+        let total = Reducer::new(spec).total(cap);
         let all = total.map(|_| {
             let mut all = Vec::new();
             for (ty, t) in spec.experiments.iter().enumerate() {
@@ -300,7 +359,7 @@ impl<'g> Engine<'g> {
         }
         Ok(Engine {
             game,
-            reducer: Reducer::new(spec),
+            reducer: std::rc::Rc::new(Reducer::new(spec)),
             strategy,
             ties,
             opts,
@@ -309,12 +368,15 @@ impl<'g> Engine<'g> {
             nw,
             cols,
             rows,
-            templates: Templates::new(spec),
+            programs: (0..spec.experiments.len())
+                .map(|t| Program::new(spec, t))
+                .collect(),
+            scratch: std::cell::RefCell::new(Vec::new()),
             outcomes,
             is_final,
             global,
             all,
-            table_rows: HashMap::new(),
+            full: None,
             used: Vec::new(),
             used_index: HashMap::new(),
             depths: Vec::new(),
@@ -339,52 +401,54 @@ impl<'g> Engine<'g> {
     /// type, words aligned with `sub.words`).
     fn eval(&self, exp: &Instance, sub: &Subset) -> Vec<Vec<u64>> {
         let spec = &self.game.spec;
-        let t = &self.templates;
-        let order = &t.order[exp.ty];
-        let slot = &t.slot[exp.ty];
+        let prog = &self.programs[exp.ty];
         let a = sub.words.len();
-        let mut vals = vec![0u64; order.len() * a];
+        let mut vals = self.scratch.borrow_mut();
+        vals.clear();
+        vals.resize(prog.ops.len() * a, 0);
+        let mut at: Vec<u64> = Vec::new();
         let col = |v: usize, i: usize| self.cols[v * self.nw + sub.words[i].0];
-        for (k, &id) in order.iter().enumerate() {
+        for (k, op) in prog.ops.iter().enumerate() {
             let (done, rest) = vals.split_at_mut(k * a);
             let out = &mut rest[..a];
-            let get = |x: &NodeId| &done[slot[x] * a..(slot[x] + 1) * a];
-            match t.arena.node(id) {
-                Node::Const(b) => out.fill(if *b { u64::MAX } else { 0 }),
-                Node::Var(v) => (0..a).for_each(|i| out[i] = col(*v as usize, i)),
-                Node::Param { map, pos } => {
-                    let sym = exp.params[*pos as usize] as usize;
-                    let v = spec.mappings[*map as usize].targets[sym].index();
+            let get = |x: usize| &done[x * a..(x + 1) * a];
+            match op {
+                Op::Const(b) => out.fill(if *b { u64::MAX } else { 0 }),
+                Op::Var(v) => (0..a).for_each(|i| out[i] = col(*v, i)),
+                Op::Param { map, pos } => {
+                    let sym = exp.params[*pos] as usize;
+                    let v = spec.mappings[*map].targets[sym].index();
                     (0..a).for_each(|i| out[i] = col(v, i));
                 }
-                Node::Not(x) => {
-                    let x = get(x);
+                Op::Not(x) => {
+                    let x = get(*x);
                     (0..a).for_each(|i| out[i] = !x[i]);
                 }
-                Node::And(xs) => {
+                Op::And(xs) => {
                     out.fill(u64::MAX);
-                    for x in xs {
+                    for &x in xs {
                         let x = get(x);
                         (0..a).for_each(|i| out[i] &= x[i]);
                     }
                 }
-                Node::Or(xs) => {
+                Op::Or(xs) => {
                     out.fill(0);
-                    for x in xs {
+                    for &x in xs {
                         let x = get(x);
                         (0..a).for_each(|i| out[i] |= x[i]);
                     }
                 }
-                Node::Iff([x, y]) => {
-                    let (x, y) = (get(x), get(y));
+                Op::Iff(x, y) => {
+                    let (x, y) = (get(*x), get(*y));
                     (0..a).for_each(|i| out[i] = !(x[i] ^ y[i]));
                 }
-                Node::Card { kind, k, args } => {
+                Op::Card { kind, k, args } => {
                     // at[j]: codes with at least j true operands so far.
-                    let k = *k as usize;
-                    let mut at = vec![0u64; (k + 2) * a];
+                    let k = *k;
+                    at.clear();
+                    at.resize((k + 2) * a, 0);
                     at[..a].fill(u64::MAX);
-                    for x in args {
+                    for &x in args {
                         let x = get(x);
                         for j in (1..k + 2).rev() {
                             for i in 0..a {
@@ -403,10 +467,10 @@ impl<'g> Engine<'g> {
                 }
             }
         }
-        t.roots[exp.ty]
+        prog.roots
             .iter()
-            .map(|r| {
-                let v = &vals[slot[r] * a..(slot[r] + 1) * a];
+            .map(|&r| {
+                let v = &vals[r * a..(r + 1) * a];
                 v.iter().zip(&sub.words).map(|(x, (_, m))| x & m).collect()
             })
             .collect()
@@ -415,26 +479,59 @@ impl<'g> Engine<'g> {
     /// The global outcome of `exp` on every code of `sub`, in `sub` order.
     fn row_on(&self, exp: &Instance, sub: &Subset) -> Vec<u8> {
         let parts = self.eval(exp, sub);
-        sub.codes
-            .iter()
-            .map(|&c| {
-                let i = sub.words.partition_point(|&(w, _)| w < c as usize / 64);
-                let bit = 1u64 << (c % 64);
-                let o = parts.iter().position(|p| p[i] & bit != 0).unwrap_or(0);
-                self.global[exp.ty][o]
-            })
-            .collect()
+        self.row_of(exp, &parts, sub)
     }
 
-    /// The row of experiment `all[e]` over every code (cached).
-    fn table_row(&mut self, e: usize) -> &[u8] {
-        if !self.table_rows.contains_key(&e) {
-            let all = Subset::new((0..self.codes.len() as u32).collect());
-            let exp = self.all.as_ref().expect("table mode has every experiment")[e].clone();
-            let row = self.row_on(&exp, &all);
-            self.table_rows.insert(e, row);
+    /// [`Engine::row_on`] from the outcome bitsets (codes in `sub` are
+    /// ascending, so a code's place is the members before it).
+    fn row_of(&self, exp: &Instance, parts: &[Vec<u64>], sub: &Subset) -> Vec<u8> {
+        let mut base = Vec::with_capacity(sub.words.len());
+        let mut n = 0;
+        for &(_, m) in &sub.words {
+            base.push(n);
+            n += m.count_ones() as usize;
         }
-        &self.table_rows[&e]
+        let mut row = vec![0u8; n];
+        for (o, p) in parts.iter().enumerate() {
+            let g = self.global[exp.ty][o];
+            for (i, &bits) in p.iter().enumerate() {
+                let m = sub.words[i].1;
+                let mut b = bits;
+                while b != 0 {
+                    let bit = b.trailing_zeros();
+                    let below = m & ((1u64 << bit) - 1);
+                    row[base[i] + below.count_ones() as usize] = g;
+                    b &= b - 1;
+                }
+            }
+        }
+        row
+    }
+
+    /// The explicit table of every experiment (built on first use).
+    fn full_table(&mut self) -> &Table {
+        if self.full.is_none() {
+            let all = self.all.as_ref().expect("only called with a table");
+            let every = Subset::new((0..self.codes.len() as u32).collect());
+            let mut cells = Vec::with_capacity(all.len() * self.codes.len());
+            for exp in all {
+                cells.extend(self.row_on(exp, &every));
+            }
+            let spec = &self.game.spec;
+            let mut table = Table::new(
+                self.game.name.clone(),
+                self.names.clone(),
+                all.iter().map(|e| experiment(spec, e)).collect(),
+                self.outcomes.clone(),
+                self.is_final.clone(),
+                cells,
+            );
+            if needs_fixed(self.strategy) {
+                table = table.with_valuations(Valuations::new(spec.vars.clone(), &self.codes));
+            }
+            self.full = Some(table);
+        }
+        self.full.as_ref().expect("just built")
     }
 
     /// Variables with one value on every code of `sub`.
@@ -465,68 +562,161 @@ impl<'g> Engine<'g> {
         &mut self.depths[depth]
     }
 
-    /// The candidates at a node in table order, with their rows over
-    /// `sub`.
-    fn candidates(
-        &mut self,
-        sub: &Subset,
-        history: &[(Instance, usize)],
-        depth: usize,
-    ) -> Result<Vec<(Instance, Vec<u8>)>, HybridError> {
-        let table_mode =
-            self.all.is_some() && (!self.opts.reduce || sub.codes.len() <= self.opts.switch);
-        if table_mode {
-            let n = self.all.as_ref().map_or(0, Vec::len);
-            let mut out = Vec::with_capacity(n);
-            for e in 0..n {
-                let row = self.table_row(e);
-                let cells = sub.codes.iter().map(|&c| row[c as usize]).collect();
-                out.push((self.all.as_ref().expect("checked")[e].clone(), cells));
-            }
-            let d = self.counts_at(depth);
+    fn record(&mut self, depth: usize, counts: Counts, table: bool) {
+        if depth == 0 {
+            self.root = counts;
+        }
+        let d = self.counts_at(depth);
+        if table {
             d.table_nodes += 1;
-            d.generated += n;
-            d.distinct += n;
-            d.kept += n;
-            if depth == 0 {
-                self.root = Counts {
-                    total: Some(n as u64),
-                    generated: n,
-                    distinct: n,
-                    kept: n,
-                };
-            }
-            return Ok(out);
+        } else {
+            d.reduced_nodes += 1;
         }
-        let fixed = self.fixed(sub);
-        let codes = CodeSet::new(
+        d.generated += counts.generated;
+        d.distinct += counts.distinct;
+        d.kept += counts.kept;
+    }
+
+    /// The experiment to play on `codes` after `history`, with its
+    /// outcomes on `codes`, or the code if the play is over.
+    #[allow(clippy::type_complexity)]
+    ///
+    /// Once a node works on the table, its descendants do too (`table`
+    /// in and out): symmetry only breaks further down, and the sets only
+    /// get smaller.
+    fn choose(
+        &mut self,
+        codes: &[u32],
+        history: &[(Instance, usize)],
+        table: &mut bool,
+    ) -> Result<Result<(Instance, Vec<u8>), usize>, HybridError> {
+        let depth = history.len();
+        if !self.opts.reduce || (*table && self.opts.table != TableUse::Never) {
+            *table = true;
+            return self.choose_table(codes, depth);
+        }
+        let sub = Subset::new(codes.to_vec());
+        let fixed = self.fixed(&sub);
+        let rows = CodeSet::new(
             self.rows[0].len(),
-            sub.codes.iter().map(|&c| self.rows[c as usize].clone()),
+            codes.iter().map(|&c| self.rows[c as usize].clone()),
         );
-        let mut state = self.reducer.state(fixed, history, Some(codes));
-        let generated = self.reducer.phase1(&mut state, PHASE1_LIMIT).map_err(|_| {
-            HybridError::TooManyExperiments {
-                depth,
-                limit: PHASE1_LIMIT,
-            }
-        })?;
-        // Merge identical splits: the same parts, finals alike.
-        let mut seen: HashMap<Vec<(bool, Vec<u64>)>, ()> = HashMap::new();
-        let mut distinct: Vec<(Instance, Vec<Vec<u64>>)> = Vec::new();
-        for exp in &generated {
-            let parts = self.eval(exp, sub);
-            let t = &self.game.spec.experiments[exp.ty];
-            let mut key: Vec<(bool, Vec<u64>)> = parts
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.iter().any(|&x| x != 0))
-                .map(|(o, p)| (t.is_final(o), p.clone()))
-                .collect();
-            key.sort_unstable();
-            if seen.insert(key, ()).is_none() {
-                distinct.push((exp.clone(), parts));
-            }
+        let reducer = self.reducer.clone();
+        let mut state = reducer.state(fixed, history, Some(rows));
+        let overflow = |_| HybridError::TooManyExperiments {
+            depth,
+            limit: PHASE1_LIMIT,
+        };
+        if self.all.is_none() || self.opts.table == TableUse::Never {
+            // No table to fall back on: merge as phase 1 goes, keeping
+            // only distinct splits.
+            let mut seen = HashMap::new();
+            let mut distinct = Vec::new();
+            let mut generated = 0;
+            reducer
+                .phase1_each(&mut state, &mut |exp| {
+                    generated += 1;
+                    if generated > PHASE1_LIMIT {
+                        return Err(crate::game::reduce::Overflow);
+                    }
+                    self.merge(exp, &sub, &mut seen, &mut distinct);
+                    Ok(())
+                })
+                .map_err(overflow)?;
+            return self.choose_reduced(state, generated, distinct, &sub, depth);
         }
+        let generated = reducer.phase1(&mut state, PHASE1_LIMIT).map_err(overflow)?;
+        let n_all = self.all.as_ref().map(Vec::len);
+        let use_table = match (self.opts.table, n_all) {
+            (_, None) | (TableUse::Never, _) => false,
+            (TableUse::Always, Some(_)) => true,
+            (TableUse::Auto, Some(n)) => {
+                let words = sub.words.len() as f64;
+                let reduced: f64 = generated
+                    .iter()
+                    .map(|e| {
+                        self.programs[e.ty].ops.len() as f64 * words * NS_NODE_WORD + NS_CANDIDATE
+                    })
+                    .sum();
+                (n * codes.len()) as f64 * NS_TABLE_CELL <= reduced
+            }
+        };
+        if use_table {
+            *table = true;
+            return self.choose_table(codes, depth);
+        }
+        let mut seen = HashMap::new();
+        let mut distinct = Vec::new();
+        let n = generated.len();
+        for exp in generated {
+            self.merge(exp, &sub, &mut seen, &mut distinct);
+        }
+        self.choose_reduced(state, n, distinct, &sub, depth)
+    }
+
+    /// Adds `exp` to `distinct` unless an earlier experiment splits `sub`
+    /// the same way (the same parts, finals alike, names aside).
+    fn merge(
+        &self,
+        exp: Instance,
+        sub: &Subset,
+        seen: &mut HashMap<Vec<(bool, Vec<u64>)>, ()>,
+        distinct: &mut Vec<(Instance, Vec<Vec<u64>>)>,
+    ) {
+        let parts = self.eval(&exp, sub);
+        let t = &self.game.spec.experiments[exp.ty];
+        let mut key: Vec<(bool, Vec<u64>)> = parts
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.iter().any(|&x| x != 0))
+            .map(|(o, p)| (t.is_final(o), p.clone()))
+            .collect();
+        key.sort_unstable();
+        if seen.insert(key, ()).is_none() {
+            distinct.push((exp, parts));
+        }
+    }
+
+    fn choose_table(
+        &mut self,
+        codes: &[u32],
+        depth: usize,
+    ) -> Result<Result<(Instance, Vec<u8>), usize>, HybridError> {
+        let n = self.all.as_ref().map_or(0, Vec::len);
+        self.record(
+            depth,
+            Counts {
+                total: Some(n as u64),
+                generated: n,
+                distinct: n,
+                kept: n,
+            },
+            true,
+        );
+        let (strategy, ties) = (self.strategy, self.ties);
+        let table = self.full_table();
+        let choice = Planner::new(table, strategy, ties)?.choose(codes)?;
+        Ok(match choice {
+            Choice::Known(c) => Err(c),
+            Choice::Play(e) => {
+                let row = codes
+                    .iter()
+                    .map(|&c| table.outcome(e, c as usize))
+                    .collect();
+                let exp = self.all.as_ref().expect("a table has every experiment")[e].clone();
+                Ok((exp, row))
+            }
+        })
+    }
+
+    fn choose_reduced(
+        &mut self,
+        mut state: crate::game::reduce::State,
+        generated: usize,
+        distinct: Vec<(Instance, Vec<Vec<u64>>)>,
+        sub: &Subset,
+        depth: usize,
+    ) -> Result<Result<(Instance, Vec<u8>), usize>, HybridError> {
         let keep = if self.opts.phase2 {
             let groups: Vec<Vec<(bool, u32)>> = distinct
                 .iter()
@@ -543,82 +733,70 @@ impl<'g> Engine<'g> {
                 })
                 .collect();
             let exps: Vec<Instance> = distinct.iter().map(|(e, _)| e.clone()).collect();
-            canon::phase2(&mut state, &exps, &groups)
+            match canon::phase2(&mut state, &exps, &groups, PHASE2_BUDGET) {
+                Some(keep) => keep,
+                None => {
+                    self.counts_at(depth).phase2_skipped += 1;
+                    vec![true; distinct.len()]
+                }
+            }
         } else {
             vec![true; distinct.len()]
         };
         let counts = Counts {
             total: if depth == 0 {
-                self.reducer.total(u64::MAX)
+                self.reducer.total(TOTAL_CAP)
             } else {
                 None
             },
-            generated: generated.len(),
+            generated,
             distinct: distinct.len(),
             kept: keep.iter().filter(|&&k| k).count(),
         };
-        if depth == 0 {
-            self.root = counts;
-        }
-        let d = self.counts_at(depth);
-        d.reduced_nodes += 1;
-        d.generated += counts.generated;
-        d.distinct += counts.distinct;
-        d.kept += counts.kept;
-        let mut out = Vec::with_capacity(counts.kept);
-        for ((exp, _), k) in distinct.into_iter().zip(keep) {
+        self.record(depth, counts, false);
+        let n = sub.codes.len();
+        let mut kept = Vec::with_capacity(counts.kept);
+        let mut cells = Vec::with_capacity(counts.kept * n);
+        for ((exp, parts), k) in distinct.into_iter().zip(keep) {
             if k {
-                let row = self.row_on(&exp, sub);
-                out.push((exp, row));
+                cells.extend(self.row_of(&exp, &parts, sub));
+                kept.push(exp);
             }
         }
-        Ok(out)
-    }
-
-    /// The experiment to play on `codes` after `history`, with its
-    /// outcomes on `codes`, or the code if the play is over.
-    fn choose(
-        &mut self,
-        codes: &[u32],
-        history: &[(Instance, usize)],
-    ) -> Result<Result<(Instance, Vec<u8>), usize>, HybridError> {
-        let sub = Subset::new(codes.to_vec());
-        let cands = self.candidates(&sub, history, history.len())?;
-        let spec = &self.game.spec;
-        let experiments: Vec<Experiment> = cands.iter().map(|(e, _)| experiment(spec, e)).collect();
-        let mut cells = Vec::with_capacity(cands.len() * codes.len());
-        for (_, row) in &cands {
-            cells.extend_from_slice(row);
-        }
-        let names = codes
+        // The planner reads experiment names only for errors it cannot
+        // meet here; blank ones cost nothing.
+        let blank = || Experiment {
+            kind: "".into(),
+            params: Vec::new(),
+        };
+        let names = sub
+            .codes
             .iter()
             .map(|&c| self.names[c as usize].clone())
             .collect();
         let mut table = Table::new(
             self.game.name.clone(),
             names,
-            experiments,
+            (0..kept.len()).map(|_| blank()).collect(),
             self.outcomes.clone(),
             self.is_final.clone(),
             cells,
         );
         if needs_fixed(self.strategy) {
-            let rows: Vec<Vec<bool>> = codes
+            let rows: Vec<Vec<bool>> = sub
+                .codes
                 .iter()
                 .map(|&c| self.codes[c as usize].clone())
                 .collect();
-            table = table.with_valuations(Valuations::new(spec.vars.clone(), &rows));
+            table = table.with_valuations(Valuations::new(self.game.spec.vars.clone(), &rows));
         }
-        let local: Vec<u32> = (0..codes.len() as u32).collect();
+        let local: Vec<u32> = (0..n as u32).collect();
         let choice = Planner::new(&table, self.strategy, self.ties)?.choose(&local)?;
         Ok(match choice {
-            Choice::Known(k) => Err(codes[k] as usize),
+            Choice::Known(k) => Err(sub.codes[k] as usize),
             Choice::Play(e) => {
-                let (exp, row) = cands
-                    .into_iter()
-                    .nth(e)
-                    .expect("the planner chose a candidate");
-                Ok((exp, row))
+                let row = table.row(e).to_vec();
+                Ok((kept.swap_remove(e), row))
             }
         })
     }
@@ -642,7 +820,7 @@ impl<'g> Engine<'g> {
         let all: Vec<u32> = (0..self.codes.len() as u32).collect();
         let mut done = 0;
         let mut history = Vec::new();
-        let tree = self.subtree(all, &mut history, &mut done, progress)?;
+        let tree = self.subtree(all, &mut history, false, &mut done, progress)?;
         let table = self.used_table();
         Ok(Built {
             table,
@@ -656,11 +834,12 @@ impl<'g> Engine<'g> {
         &mut self,
         s: Vec<u32>,
         history: &mut Vec<(Instance, usize)>,
+        mut table: bool,
         done: &mut usize,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<Tree, HybridError> {
         let total = self.codes.len();
-        let (exp, row) = match self.choose(&s, history)? {
+        let (exp, row) = match self.choose(&s, history, &mut table)? {
             Err(code) => {
                 *done += 1;
                 progress(*done, total);
@@ -695,7 +874,7 @@ impl<'g> Engine<'g> {
                 }
             } else {
                 history.push((exp.clone(), self.local(exp.ty, o)));
-                let t = self.subtree(part, history, done, progress);
+                let t = self.subtree(part, history, table, done, progress);
                 history.pop();
                 t?
             };
@@ -737,7 +916,8 @@ impl<'g> Engine<'g> {
         let mut s: Vec<u32> = (0..self.codes.len() as u32).collect();
         let mut history = Vec::new();
         let mut steps = Vec::new();
-        while let Ok((exp, row)) = self.choose(&s, &history)? {
+        let mut table = false;
+        while let Ok((exp, row)) = self.choose(&s, &history, &mut table)? {
             let k = s
                 .iter()
                 .position(|&c| c as usize == code)

@@ -15,6 +15,8 @@
 //! activation literals that are retired afterwards, so they leave no
 //! trace).
 
+use std::time::{Duration, Instant};
+
 use rustsat::types::Lit;
 use thiserror::Error;
 
@@ -263,6 +265,8 @@ pub enum TypeCheck {
     Ok,
     /// The restrictions leave no parameterisation at all.
     NoParameters,
+    /// The solver reached the time limit before deciding.
+    Unknown,
     /// A code and an experiment on which zero or several outcomes hold.
     Broken {
         experiment: Instance,
@@ -276,15 +280,29 @@ pub enum TypeCheck {
 /// every parameterisation exactly one outcome holds. The parameters are
 /// variables too (`p[i][a]`: parameter `i` is symbol `a`), so the check
 /// never enumerates experiments.
-pub fn check_well_formed(spec: &Spec) -> Result<Vec<TypeCheck>, KnowledgeError> {
+/// Each type's check gives up after `limit` ([`TypeCheck::Unknown`]).
+pub fn check_well_formed(
+    spec: &Spec,
+    limit: Option<Duration>,
+) -> Result<Vec<TypeCheck>, KnowledgeError> {
     (0..spec.experiments.len())
-        .map(|ty| check_type(spec, ty))
+        .map(
+            |ty| match check_type(spec, ty, limit.map(|d| Instant::now() + d)) {
+                Err(KnowledgeError::Sat(SatError::TimeLimit)) => Ok(TypeCheck::Unknown),
+                other => other,
+            },
+        )
         .collect()
 }
 
-fn check_type(spec: &Spec, ty: usize) -> Result<TypeCheck, KnowledgeError> {
+fn check_type(
+    spec: &Spec,
+    ty: usize,
+    deadline: Option<Instant>,
+) -> Result<TypeCheck, KnowledgeError> {
     let exp = &spec.experiments[ty];
     let mut enc = Encoder::new();
+    enc.set_deadline(deadline);
     let vars: Vec<Lit> = spec.vars.iter().map(|_| enc.fresh()).collect();
     let n_sym = spec.alphabet.len();
     let sel: Vec<Vec<Lit>> = (0..exp.arity)
@@ -508,7 +526,7 @@ mod tests {
             "coins:4+1",
         ] {
             let (_, spec) = mm(name);
-            let checks = check_well_formed(&spec).unwrap();
+            let checks = check_well_formed(&spec, None).unwrap();
             assert!(
                 checks.iter().all(|c| *c == TypeCheck::Ok),
                 "{name}: {checks:?}"
@@ -521,7 +539,7 @@ mod tests {
         // "same" forgets the right pan.
         let text = "VARIABLES x1, x2, x3, y\nCONSTRAINT Exactly-1(x1, x2, x3)\nALPHABET '1', '2', '3'\nMAPPING X x1, x2, x3\nEXPERIMENT 'weighing1' 2\n PARAMS_DISTINCT 1, 2\n OUTCOME 'lighter' (X$1 & !y) | (X$2 & y)\n OUTCOME 'heavier' (X$1 & y) | (X$2 & !y)\n OUTCOME 'same' !X$1\n";
         let spec = parse(text).unwrap();
-        let checks = check_well_formed(&spec).unwrap();
+        let checks = check_well_formed(&spec, None).unwrap();
         let TypeCheck::Broken {
             experiment,
             code,

@@ -43,9 +43,9 @@ pub struct Game {
     pub name: String,
     pub spec: Spec,
     pub builtin: Option<Builtin>,
-    /// Variables a code name leaves out: those a constraint fixes on its
-    /// own (`CONSTRAINT on & !off`).
-    hidden: Vec<bool>,
+    /// Variables a constraint fixes on its own (`CONSTRAINT on & !off`),
+    /// with their values; code names leave them out.
+    units: Vec<Option<bool>>,
 }
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -86,15 +86,15 @@ impl Game {
     }
 
     fn new(name: String, spec: Spec, builtin: Option<Builtin>) -> Game {
-        let mut hidden = vec![false; spec.vars.len()];
+        let mut units = vec![None; spec.vars.len()];
         for c in &spec.constraints {
-            mark_units(c, &mut hidden);
+            mark_units(c, &mut units);
         }
         Game {
             name,
             spec,
             builtin,
-            hidden,
+            units,
         }
     }
 
@@ -129,6 +129,11 @@ impl Game {
         Game::parse(arg, &text)
     }
 
+    /// The variables a constraint fixes on its own, with their values.
+    pub fn units(&self) -> &[Option<bool>] {
+        &self.units
+    }
+
     /// The name of a code: native for built-ins (`AABB`, `7h`), else the
     /// variables it sets, comma-separated (`x7,y`; `-` for none), leaving
     /// out variables a constraint fixes on its own.
@@ -139,7 +144,7 @@ impl Game {
         let set: Vec<&str> = code
             .iter()
             .enumerate()
-            .filter(|&(v, &b)| b && !self.hidden[v])
+            .filter(|&(v, &b)| b && self.units[v].is_none())
             .map(|(v, _)| self.spec.vars[v].as_str())
             .collect();
         if set.is_empty() {
@@ -152,24 +157,36 @@ impl Game {
     /// The explicit table, natively or through the spec.
     pub fn table(&self, route: Route) -> Result<Table, explicit::ExplicitError> {
         match (route, self.builtin) {
-            (Route::Native, Some(b)) => Ok(b.table()),
+            (Route::Native, Some(b)) => {
+                let (codes, experiments) = (b.n_codes(), b.n_experiments());
+                if codes > explicit::MAX_CODES as u128 {
+                    return Err(explicit::ExplicitError::TooManyCodes);
+                }
+                if codes.saturating_mul(experiments) > explicit::MAX_CELLS as u128 {
+                    return Err(explicit::ExplicitError::TooManyCells {
+                        codes: codes as usize,
+                        experiments,
+                    });
+                }
+                Ok(b.table())
+            }
             (Route::Native, None) => Err(explicit::ExplicitError::NoNativeRoute(self.name.clone())),
             (Route::Spec, _) => explicit::build(self),
         }
     }
 }
 
-/// Marks variables a constraint fixes by itself (a literal, or a
+/// Records the variables a constraint fixes by itself (a literal, or a
 /// conjunction of them).
-fn mark_units(f: &Formula, hidden: &mut [bool]) {
+fn mark_units(f: &Formula, units: &mut [Option<bool>]) {
     match f {
-        Formula::Var(v) => hidden[v.index()] = true,
+        Formula::Var(v) => units[v.index()] = Some(true),
         Formula::Not(a) => {
             if let Formula::Var(v) = **a {
-                hidden[v.index()] = true;
+                units[v.index()] = Some(false);
             }
         }
-        Formula::And(xs) => xs.iter().for_each(|x| mark_units(x, hidden)),
+        Formula::And(xs) => xs.iter().for_each(|x| mark_units(x, units)),
         _ => {}
     }
 }

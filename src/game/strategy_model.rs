@@ -2,7 +2,7 @@
 //! that it finds every code within a number of experiments.
 //!
 //! Input: a [`Table`], a [`Tree`] over it and a depth `D` (default: the
-//! tree's depth). Output: a [`StrategyModel`] wrapping an [`ir::System`]:
+//! tree's depth). Output: a [`StrategyModel`] wrapping an [`crate::ir::System`]:
 //!
 //! * `secret` — frozen, an enumeration of the codes (`c_AABB`, `c_7h`),
 //!   chosen freely in the initial state;
@@ -10,7 +10,8 @@
 //!   (numbered depth first), then `I` = found (a leaf naming the secret
 //!   was reached) or `I+1` = lost (the tree has no branch for the outcome,
 //!   or its leaf names another code); found and lost are absorbing;
-//! * `steps` — experiments played so far, `0..D`;
+//! * `steps` — experiments played so far, at most `D` (declared
+//!   `0..D+1` so the increment type-checks in range);
 //! * `goal` — some secret is not found within `D` experiments:
 //!   `node = lost | (steps = D & node != found)`.
 //!
@@ -85,11 +86,14 @@ pub fn strategy_system(
     };
     let secret = sys.add_var("secret", Domain::Enum(code_values.clone()), true);
     let node = sys.add_var("node", Domain::Range { lo: 0, hi: lost }, false);
+    // One spare value above D: `steps + 1` stays in range as a type,
+    // so checkers that encode the increment before its guard (NuSMV's
+    // BMC) do not warn; the guard keeps `steps` at most D.
     let steps = sys.add_var(
         "steps",
         Domain::Range {
             lo: 0,
-            hi: depth as i64,
+            hi: depth as i64 + 1,
         },
         false,
     );
@@ -116,6 +120,9 @@ pub fn strategy_system(
         value: Expr::int(0),
     });
 
+    // The codes that reach each internal node, so each case lists only
+    // the secrets that can be there.
+    let reach = reaching_codes(table, tree);
     let mut arms = Vec::new();
     for (i, t) in internal.iter().enumerate() {
         let Tree::Node {
@@ -128,9 +135,10 @@ pub fn strategy_system(
         let row = table.row(*experiment);
         let mut branch = Vec::new();
         for (o, child) in children {
-            let codes: Vec<Expr> = (0..table.n_codes())
-                .filter(|&c| row[c] == *o)
-                .map(|c| Expr::sym(&code_values[c]))
+            let codes: Vec<Expr> = reach[i]
+                .iter()
+                .filter(|&&c| row[c] == *o)
+                .map(|&c| Expr::sym(&code_values[c]))
                 .collect();
             if codes.is_empty() {
                 continue;
@@ -253,6 +261,29 @@ fn number_nodes<'t>(tree: &'t Tree, out: &mut Vec<&'t Tree>) {
             number_nodes(child, out);
         }
     }
+}
+
+/// For each internal node (depth-first order), the codes whose play
+/// reaches it.
+fn reaching_codes(table: &Table, tree: &Tree) -> Vec<Vec<usize>> {
+    fn go(table: &Table, t: &Tree, codes: Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        let Tree::Node {
+            experiment,
+            children,
+        } = t
+        else {
+            return;
+        };
+        let row = table.row(*experiment);
+        out.push(codes.clone());
+        for (o, child) in children {
+            let sub: Vec<usize> = codes.iter().copied().filter(|&c| row[c] == *o).collect();
+            go(table, child, sub, out);
+        }
+    }
+    let mut out = Vec::new();
+    go(table, tree, (0..table.n_codes()).collect(), &mut out);
+    out
 }
 
 /// Internal node (by address) → its depth-first number.

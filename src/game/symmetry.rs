@@ -19,6 +19,12 @@
 //!   outcome on any possible code: Mastermind and black-peg guesses use
 //!   only the smallest absent symbol; Bulls and Cows (whose guesses must
 //!   stay distinct) renumber absent symbols in order of appearance.
+//! * Sets of codes ([`Symmetry::canonical`]): values are invariant under
+//!   every position and symbol permutation, so a set is keyed by its
+//!   least image, found by trying every position permutation with the
+//!   symbol renaming that sorts symbols by their per-position counts
+//!   (all orders of symbols with equal counts are tried, up to a cap;
+//!   only for up to four positions, where it pays).
 //! * Coins: coins with the same status (unknown, possibly heavy only,
 //!   possibly light only, known genuine) are interchangeable, and swapping
 //!   the pans only renames the outcomes; a weighing is represented by how
@@ -36,6 +42,14 @@ pub trait Symmetry: Sync {
     /// indices) is still possible; `None` if every experiment must be
     /// tried.
     fn candidates(&self, history: &[u32], set: &[u16]) -> Option<Vec<u32>>;
+
+    /// A canonical image of `set` under the game's symmetries, written to
+    /// `out` (sorted): equivalent sets get the same image, and the image
+    /// is equivalent to `set`, so it can key a transposition table.
+    /// `false` (and `out` unspecified) when no canonical form is known.
+    fn canonical(&self, _set: &[u16], _out: &mut Vec<u16>) -> bool {
+        false
+    }
 }
 
 /// The symmetry of a built-in game's table, if it has a known one and the
@@ -81,8 +95,7 @@ pub struct WordSymmetry {
     absent: AbsentMode,
     /// Word → experiment index, via [`WordSymmetry::rank`].
     by_rank: Vec<u32>,
-    /// Sorted history → least word of each orbit of its stabiliser.
-    cache: Mutex<HashMap<Vec<u32>, Arc<[u32]>>>,
+    cache: Mutex<OrbitCache>,
 }
 
 impl WordSymmetry {
@@ -120,7 +133,7 @@ impl WordSymmetry {
             perms: permutations(pegs),
             absent,
             by_rank: Vec::new(),
-            cache: Mutex::new(HashMap::new()),
+            cache: Mutex::new(OrbitCache::default()),
         };
         for (e, w) in s.words.iter().enumerate() {
             by_rank[s.rank(w)] = e as u32;
@@ -228,6 +241,10 @@ impl WordSymmetry {
 }
 
 impl Symmetry for WordSymmetry {
+    fn canonical(&self, set: &[u16], out: &mut Vec<u16>) -> bool {
+        self.canonical_set(set, out)
+    }
+
     fn candidates(&self, history: &[u32], set: &[u16]) -> Option<Vec<u32>> {
         let all = (1u32 << self.symbols) - 1;
         let present = set.iter().fold(0u32, |m, &c| m | self.masks[c as usize]);
@@ -295,7 +312,7 @@ impl WordSymmetry {
         let mut key = history.to_vec();
         key.sort_unstable();
         let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(hit) = cache.get(&key) {
+        if let Some(hit) = cache.map.get(&key) {
             return Some(hit.clone());
         }
         drop(cache);
@@ -319,16 +336,191 @@ impl WordSymmetry {
         }
         let reps: Arc<[u32]> = reps.into();
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        if cache.len() >= CACHE_LIMIT {
-            cache.clear();
+        if cache.stored + reps.len() > CACHE_LIMIT {
+            cache.map.clear();
+            cache.stored = 0;
         }
-        cache.insert(key, reps.clone());
+        cache.stored += reps.len();
+        cache.map.insert(key, reps.clone());
         Some(reps)
     }
 }
 
-/// Histories whose orbit representatives stay cached.
-const CACHE_LIMIT: usize = 1 << 16;
+/// Representatives (summed over histories) the cache holds at most:
+/// 16 MiB.
+const CACHE_LIMIT: usize = 1 << 22;
+
+/// Sorted history → least word of each orbit of its stabiliser.
+#[derive(Default)]
+struct OrbitCache {
+    map: HashMap<Vec<u32>, Arc<[u32]>>,
+    /// Representatives stored, summed over the map.
+    stored: usize,
+}
+
+/// Symbol orders tried per position permutation at most when
+/// canonicalising a set (beyond it the set keeps its own key).
+const TIE_ORDERS: usize = 24;
+
+impl WordSymmetry {
+    /// Canonical set image; see [`Symmetry::canonical`].
+    fn canonical_set(&self, set: &[u16], out: &mut Vec<u16>) -> bool {
+        let p = self.pegs;
+        // With five or more positions the permutations to try (120+) cost
+        // more than the searches they save.
+        if p > 4 || set.is_empty() {
+            return false;
+        }
+        // cnt[j][x]: codes with symbol x at position j.
+        let mut cnt = [[0u32; 32]; 8];
+        for &c in set {
+            for (j, &x) in self.words[c as usize].iter().enumerate() {
+                cnt[j][x as usize] += 1;
+            }
+        }
+        // Position permutations compete only if they list positions in
+        // decreasing order of their symbol histograms (sorted counts, a
+        // symbol-blind invariant), and then only those whose sorted symbol
+        // signatures are lexicographically largest. Both choices are
+        // invariant, so the result stays canonical; few remain.
+        let k = self.symbols;
+        let mut hist: Vec<Vec<u32>> = (0..p)
+            .map(|j| {
+                let mut h = cnt[j][..k].to_vec();
+                h.sort_unstable_by(|a, b| b.cmp(a));
+                h
+            })
+            .collect();
+        // order[a][b]: how position a's histogram compares with b's.
+        let mut order = [[std::cmp::Ordering::Equal; 8]; 8];
+        for a in 0..p {
+            for b in 0..p {
+                order[a][b] = hist[a].cmp(&hist[b]);
+            }
+        }
+        hist.clear();
+        let mut sigs: Vec<u128> = vec![0; self.perms.len() * k];
+        let mut allowed = vec![false; self.perms.len()];
+        let mut best_at = usize::MAX;
+        for (pi, perm) in self.perms.iter().enumerate() {
+            let mut inv = [0usize; 8];
+            for (j, &i) in perm.iter().enumerate() {
+                inv[i as usize] = j;
+            }
+            if (1..p).any(|i| order[inv[i - 1]][inv[i]] == std::cmp::Ordering::Less) {
+                continue;
+            }
+            allowed[pi] = true;
+            let v = &mut sigs[pi * k..(pi + 1) * k];
+            for (x, slot) in v.iter_mut().enumerate() {
+                *slot = (0..p).fold(0u128, |acc, i| acc << 24 | cnt[inv[i]][x] as u128);
+            }
+            v.sort_unstable_by(|a, b| b.cmp(a));
+            if best_at == usize::MAX
+                || sigs[pi * k..(pi + 1) * k] > sigs[best_at * k..(best_at + 1) * k]
+            {
+                best_at = pi;
+            }
+        }
+        let best_sig = sigs[best_at * k..(best_at + 1) * k].to_vec();
+        let mut best: Vec<u16> = Vec::new();
+        let mut image: Vec<u16> = Vec::with_capacity(set.len());
+        for ((perm, v), &ok) in self.perms.iter().zip(sigs.chunks_exact(k)).zip(&allowed) {
+            if !ok || v != best_sig.as_slice() {
+                continue;
+            }
+            let mut inv = [0usize; 8];
+            for (j, &i) in perm.iter().enumerate() {
+                inv[i as usize] = j;
+            }
+            // A symbol's counts read in image position order.
+            let sig = |x: usize| -> u128 {
+                (0..p).fold(0u128, |acc, i| acc << 24 | cnt[inv[i]][x] as u128)
+            };
+            let mut present: Vec<(u128, u8)> = (0..self.symbols as u8)
+                .map(|x| (sig(x as usize), x))
+                .filter(|&(g, _)| g != 0)
+                .collect();
+            present.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            // Groups of equal signatures: every order of each is tried.
+            let mut groups: Vec<(usize, usize)> = Vec::new();
+            let mut i = 0;
+            while i < present.len() {
+                let j = (i..present.len())
+                    .find(|&j| present[j].0 != present[i].0)
+                    .unwrap_or(present.len());
+                groups.push((i, j));
+                i = j;
+            }
+            let orders: usize = groups.iter().map(|&(a, b)| factorial(b - a)).product();
+            if orders > TIE_ORDERS {
+                return false;
+            }
+            let mut order: Vec<u8> = present.iter().map(|&(_, x)| x).collect();
+            for _ in 0..orders {
+                let mut tau = [u8::MAX; 32];
+                for (k, &x) in order.iter().enumerate() {
+                    tau[x as usize] = k as u8;
+                }
+                image.clear();
+                for &c in set {
+                    let w = &self.words[c as usize];
+                    let mut img = [0u8; 8];
+                    for j in 0..p {
+                        img[perm[j] as usize] = tau[w[j] as usize];
+                    }
+                    let e = self.by_rank[self.rank(&img[..p])];
+                    if e == u32::MAX {
+                        return false;
+                    }
+                    image.push(e as u16);
+                }
+                image.sort_unstable();
+                if best.is_empty() || image < best {
+                    std::mem::swap(&mut best, &mut image);
+                }
+                next_tie_order(&mut order, &groups);
+            }
+        }
+        out.clear();
+        out.extend_from_slice(&best);
+        true
+    }
+}
+
+fn factorial(k: usize) -> usize {
+    (1..=k).product()
+}
+
+/// Steps the orders of every tie group like an odometer (each group
+/// through all its permutations in lexicographic order).
+fn next_tie_order(order: &mut [u8], groups: &[(usize, usize)]) {
+    for &(a, b) in groups.iter().rev() {
+        if next_permutation(&mut order[a..b]) {
+            return;
+        }
+        // Wrapped around: the group is back to its first order.
+    }
+}
+
+/// Lexicographic next permutation; on the last one, resets to the first
+/// and returns `false`.
+fn next_permutation(xs: &mut [u8]) -> bool {
+    if xs.len() < 2 {
+        return false;
+    }
+    let Some(i) = (0..xs.len() - 1).rev().find(|&i| xs[i] < xs[i + 1]) else {
+        xs.reverse();
+        return false;
+    };
+    let j = (i + 1..xs.len())
+        .rev()
+        .find(|&j| xs[j] > xs[i])
+        .unwrap_or(i + 1);
+    xs.swap(i, j);
+    xs[i + 1..].reverse();
+    true
+}
 
 /// Every permutation of `0..n`.
 fn permutations(n: usize) -> Vec<Vec<u8>> {
@@ -417,6 +609,7 @@ impl Symmetry for CoinSymmetry {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::{Just, Strategy};
 
     fn reps(game: &str, history: &[&str]) -> Vec<String> {
         let game: Builtin = game.parse().unwrap();
@@ -451,6 +644,70 @@ mod tests {
         assert!(r.contains(&"ABCD".to_string()));
         assert!(!r.contains(&"ABCE".to_string()));
         assert!(r.len() < 100, "{}", r.len());
+    }
+
+    /// MM(4,5) and its word symmetry, built once for all cases.
+    fn mm45() -> &'static (Table, WordSymmetry) {
+        static CELL: std::sync::OnceLock<(Table, WordSymmetry)> = std::sync::OnceLock::new();
+        CELL.get_or_init(|| {
+            let table = "mastermind:4x5".parse::<Builtin>().unwrap().table();
+            let sym = WordSymmetry::new(&table, 4, 5, AbsentMode::Collapse).unwrap();
+            (table, sym)
+        })
+    }
+
+    /// Applies position permutation `perm` and symbol permutation `tau`
+    /// to every code of `set`.
+    fn apply(sym: &WordSymmetry, set: &[u16], perm: &[u8], tau: &[u8]) -> Vec<u16> {
+        let mut out: Vec<u16> = set
+            .iter()
+            .map(|&c| {
+                let w = &sym.words[c as usize];
+                let mut img = vec![0u8; w.len()];
+                for j in 0..w.len() {
+                    img[perm[j] as usize] = tau[w[j] as usize];
+                }
+                sym.by_rank[sym.rank(&img)] as u16
+            })
+            .collect();
+        out.sort_unstable();
+        out
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Equivalent sets get the same canonical image, and the image is
+        /// equivalent to the set (same size, same pairwise scores).
+        #[test]
+        fn canonical_images_are_class_invariants(
+            picks in proptest::collection::vec(0u16..625, 1..40),
+            perm in Just((0u8..4).collect::<Vec<_>>()).prop_shuffle(),
+            tau in Just((0u8..5).collect::<Vec<_>>()).prop_shuffle(),
+        ) {
+            let (table, sym) = mm45();
+            let mut set = picks.clone();
+            set.sort_unstable();
+            set.dedup();
+            let moved = apply(sym, &set, &perm, &tau);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            let ok_a = sym.canonical(&set, &mut a);
+            let ok_b = sym.canonical(&moved, &mut b);
+            proptest::prop_assert_eq!(ok_a, ok_b);
+            if ok_a {
+                proptest::prop_assert_eq!(&a, &b);
+                proptest::prop_assert_eq!(a.len(), set.len());
+                let scores = |s: &[u16]| {
+                    let mut h = vec![0usize; table.outcomes.len()];
+                    for &x in s {
+                        for &y in s {
+                            h[table.outcome(x as usize, y as usize) as usize] += 1;
+                        }
+                    }
+                    h
+                };
+                proptest::prop_assert_eq!(scores(&a), scores(&set));
+            }
+        }
     }
 
     #[test]

@@ -255,19 +255,21 @@ impl Builtin {
             })
         };
         match *self {
+            // Bounds keep the generated spec reasonable; the explicit
+            // engine has its own, smaller limits.
             Builtin::Mastermind { pegs, colours } | Builtin::BlackPeg { pegs, colours } => {
-                if pegs == 0 || colours == 0 || colours > 26 {
-                    return bad("needs at least 1 peg and 1..=26 colours");
+                if pegs == 0 || pegs > 16 || colours == 0 || colours > 26 {
+                    return bad("needs 1..=16 pegs and 1..=26 colours");
                 }
             }
             Builtin::BullsCows { pegs, symbols } => {
-                if pegs == 0 || symbols > 26 || pegs > symbols {
-                    return bad("needs 1 <= pegs <= symbols <= 26");
+                if pegs == 0 || pegs > 16 || symbols > 26 || pegs > symbols {
+                    return bad("needs 1 <= pegs <= 16 and pegs <= symbols <= 26");
                 }
             }
             Builtin::Coins { coins, .. } => {
-                if coins < 2 {
-                    return bad("needs at least 2 coins");
+                if !(2..=64).contains(&coins) {
+                    return bad("needs 2..=64 coins");
                 }
             }
         }
@@ -309,6 +311,25 @@ impl Builtin {
             .collect();
         let vars = generate::vars(*self);
         table.with_valuations(Valuations::new(vars, &rows))
+    }
+
+    /// The number of experiments of the native table, without building
+    /// them (saturating).
+    pub fn n_experiments(&self) -> u128 {
+        match *self {
+            Builtin::Coins {
+                coins,
+                extra_genuine,
+            } => {
+                let s = coins + usize::from(extra_genuine);
+                // Ordered pairs of disjoint m-pans, halved: the left pan
+                // holds the smaller first coin.
+                (1..=s / 2)
+                    .map(|m| binomial(s, m).saturating_mul(binomial(s - m, m)) / 2)
+                    .fold(0u128, u128::saturating_add)
+            }
+            _ => self.n_codes(),
+        }
     }
 
     /// The number of codes, without building them.
@@ -563,6 +584,13 @@ fn coins_table(name: String, coins: usize, extra_genuine: bool) -> Table {
     )
 }
 
+/// `n` choose `k`, saturating.
+fn binomial(n: usize, k: usize) -> u128 {
+    (0..k).fold(1u128, |acc, i| {
+        acc.saturating_mul((n - i) as u128) / (i as u128 + 1)
+    })
+}
+
 /// Calls `f` on every sorted `k`-subset of `items`, in lexicographic
 /// order of positions.
 fn each_subset(items: &[usize], k: usize, f: &mut dyn FnMut(&[usize])) {
@@ -637,6 +665,14 @@ mod tests {
         .table();
         assert_eq!(t.codes.len(), 24);
         assert_eq!(t.experiments.len(), 36_894);
+        assert_eq!(
+            Builtin::Coins {
+                coins: 12,
+                extra_genuine: false
+            }
+            .n_experiments(),
+            36_894
+        );
         assert!(!t.has_final());
     }
 

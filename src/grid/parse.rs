@@ -385,4 +385,52 @@ mod tests {
             assert_eq!(&got, want, "input {text:?}");
         }
     }
+
+    proptest::proptest! {
+        /// Arbitrary text never panics: it parses or gives a located error
+        /// inside the text.
+        #[test]
+        fn arbitrary_text_never_panics(text in "\\PC*") {
+            if let Err(e) = parse(&text) {
+                proptest::prop_assert!(e.line >= 1 && e.col >= 1);
+                proptest::prop_assert!(e.line <= text.split('\n').count());
+            }
+        }
+
+        /// A valid puzzle printed in the file format parses back to itself.
+        #[test]
+        fn printed_puzzles_parse_back(
+            v in 0..3usize,
+            rows in 1..6usize,
+            cols in 1..6usize,
+            cells in proptest::collection::vec(0..40u32, 36),
+            name in proptest::option::of("[a-z][a-z0-9 -]{0,10}[a-z0-9]"),
+        ) {
+            let grid: Vec<Vec<Cell>> = (0..rows)
+                .map(|r| (0..cols).map(|c| match cells[r * 6 + c] {
+                    0..=5 => Cell::Blocked,
+                    6..=29 => Cell::Blank,
+                    k => Cell::Number(k - 29),
+                }).collect())
+                .collect();
+            if let Ok(p) = Puzzle::new(Variant::ALL[v], name, grid) {
+                let text = p.to_string();
+                proptest::prop_assert_eq!(parse(&text), Ok(p), "{}", text);
+            }
+        }
+
+        /// Text made of the format's own pieces: the near misses.
+        #[test]
+        fn near_misses_never_panic(
+            lines in proptest::collection::vec(
+                "(variant: (waypoint|numbrix|hidato|x)|name: [a-z ]*|#.*|[ ._X0-9xa:]{0,12})",
+                0..8,
+            )
+        ) {
+            let text = lines.join("\n");
+            if let Ok(p) = parse(&text) {
+                proptest::prop_assert!(p.open_count() >= 1);
+            }
+        }
+    }
 }

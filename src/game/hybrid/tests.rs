@@ -49,6 +49,7 @@ fn reduction_keeps_every_strategys_tree() {
         "coins:4",
         "coins:5",
         "coins:6",
+        "coins:9",
         "coins:4+1",
     ] {
         let game = Game::builtin(name.parse::<Builtin>().unwrap());
@@ -57,15 +58,19 @@ fn reduction_keeps_every_strategys_tree() {
                 let (want, a) = reference(&game, s, t);
                 for opts in [
                     Options {
-                        switch: 0,
+                        table: TableUse::Never,
                         ..Options::default()
                     },
                     Options {
-                        switch: 0,
+                        table: TableUse::Never,
                         phase2: false,
                         ..Options::default()
                     },
                     Options::default(),
+                    Options {
+                        table: TableUse::Always,
+                        ..Options::default()
+                    },
                     Options {
                         reduce: false,
                         ..Options::default()
@@ -90,13 +95,13 @@ fn root_classes_match_the_known_counts() {
             Strategy::MaxModels,
             Ties::PossibleFirst,
             Options {
-                switch: 0,
+                table: TableUse::Never,
                 ..Options::default()
             },
         )
         .unwrap();
         let all: Vec<u32> = (0..e.n_codes() as u32).collect();
-        let _ = e.choose(&all, &[]).unwrap();
+        let _ = e.choose(&all, &[], &mut false).unwrap();
         assert_eq!(e.root.kept, kept, "{name}");
         assert_eq!(e.root.generated, kept, "{name}: phase 1 alone");
     }
@@ -113,4 +118,20 @@ fn coins_12_max_models_reference_result() {
     );
     let a = built.tree.analyze(&built.table).unwrap();
     assert_eq!((a.codes, a.worst, a.total), (24, 3, 72));
+}
+
+/// Padding (a genuine coin on each pan) is pruned in phase 1 once
+/// weighings have found genuine coins: the trees still match.
+#[test]
+fn coins_12_trees_match_with_padding() {
+    let game = Game::builtin("coins:12".parse::<Builtin>().unwrap());
+    for s in [
+        Strategy::MaxModels,
+        Strategy::ExpModels,
+        Strategy::EntModels,
+    ] {
+        let (want, _) = reference(&game, s, Ties::PossibleFirst);
+        let (got, _) = hybrid(&game, s, Ties::PossibleFirst, Options::default());
+        assert_eq!(got, want, "{s}");
+    }
 }

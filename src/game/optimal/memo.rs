@@ -10,7 +10,8 @@
 //! 10^9 stored sets of at most 10^4 codes a collision has probability below
 //! 10^-14. Writes never lose information: an exact value is never replaced
 //! by a bound, and a bound only grows. The map is sharded behind mutexes so
-//! rayon workers can share it.
+//! rayon workers can share it, and stops taking new sets at its capacity
+//! (the search stays exact, it only recomputes more).
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -99,19 +100,52 @@ impl Hasher for KeyHasher {
             self.0 = (self.0 << 8) | b as u64;
         }
     }
-    fn write_u128(&mut self, k: u128) {
-        self.0 = k as u64 ^ (k >> 64) as u64;
+    fn write_u64(&mut self, k: u64) {
+        self.0 ^= k;
     }
 }
 
-type Shard = HashMap<u128, Entry, BuildHasherDefault<KeyHasher>>;
+/// An entry packed in 64 bits: value (bits 33..), exact (bit 32),
+/// experiment (bits 0..32).
+#[derive(Clone, Copy)]
+struct Packed(u64);
+
+impl From<Entry> for Packed {
+    fn from(e: Entry) -> Packed {
+        Packed((e.value as u64) << 33 | (e.exact as u64) << 32 | e.experiment as u64)
+    }
+}
+
+impl From<Packed> for Entry {
+    fn from(p: Packed) -> Entry {
+        Entry {
+            value: (p.0 >> 33) as Cost,
+            exact: p.0 >> 32 & 1 == 1,
+            experiment: p.0 as u32,
+        }
+    }
+}
+
+/// Keys as two words (8-byte alignment keeps an entry at 24 bytes).
+type Shard = HashMap<(u64, u64), Packed, BuildHasherDefault<KeyHasher>>;
+
+fn split(key: u128) -> (u64, u64) {
+    ((key >> 64) as u64, key as u64)
+}
 
 const SHARDS: usize = 64;
+
+/// Entries a memo holds by default (about 24 bytes each plus the hash
+/// table's slack: roughly 0.5 GiB when full).
+pub const DEFAULT_CAPACITY: usize = 1 << 24;
 
 /// A concurrent map from set fingerprints to entries.
 pub struct Memo {
     shards: Vec<Mutex<Shard>>,
     len: AtomicUsize,
+    /// New sets are not recorded beyond this many entries (known sets
+    /// still gain information).
+    capacity: usize,
 }
 
 impl Default for Memo {
@@ -122,9 +156,14 @@ impl Default for Memo {
 
 impl Memo {
     pub fn new() -> Memo {
+        Memo::with_capacity(DEFAULT_CAPACITY)
+    }
+
+    pub fn with_capacity(capacity: usize) -> Memo {
         Memo {
             shards: (0..SHARDS).map(|_| Mutex::new(Shard::default())).collect(),
             len: AtomicUsize::new(0),
+            capacity,
         }
     }
 
@@ -135,23 +174,27 @@ impl Memo {
 
     pub fn get(&self, key: u128) -> Option<Entry> {
         let shard = self.shard(key).lock().unwrap_or_else(|e| e.into_inner());
-        shard.get(&key).copied()
+        shard.get(&split(key)).map(|&p| p.into())
     }
 
     /// Records `entry`, keeping whatever is more informative.
     pub fn put(&self, key: u128, entry: Entry) {
         let mut shard = self.shard(key).lock().unwrap_or_else(|e| e.into_inner());
-        match shard.get_mut(&key) {
-            Some(old) => {
+        match shard.get_mut(&split(key)) {
+            Some(slot) => {
+                let old = Entry::from(*slot);
                 if old.exact {
                     return;
                 }
                 if entry.exact || entry.value > old.value {
-                    *old = entry;
+                    *slot = entry.into();
                 }
             }
             None => {
-                shard.insert(key, entry);
+                if self.len.load(Ordering::Relaxed) >= self.capacity {
+                    return;
+                }
+                shard.insert(split(key), entry.into());
                 self.len.fetch_add(1, Ordering::Relaxed);
             }
         }
@@ -185,5 +228,15 @@ mod tests {
         m.put(k, Entry::bound(9));
         assert_eq!(m.get(k), Some(Entry::exact(7, 2)));
         assert_eq!(m.len(), 1);
+    }
+
+    #[test]
+    fn a_full_memo_records_no_new_sets() {
+        let m = Memo::with_capacity(1);
+        m.put(key(&[1], 0), Entry::bound(3));
+        m.put(key(&[2], 0), Entry::exact(4, 0));
+        assert_eq!(m.get(key(&[2], 0)), None);
+        m.put(key(&[1], 0), Entry::exact(5, 1));
+        assert_eq!(m.get(key(&[1], 0)), Some(Entry::exact(5, 1)));
     }
 }

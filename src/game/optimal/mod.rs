@@ -157,8 +157,7 @@ pub(crate) fn solve_tuned(
         }
     }
     let start = Instant::now();
-    let mut search = Search::new(table, symmetry, options.max_depth);
-    search.tuning = tuning;
+    let search = Search::new(table, symmetry, options.max_depth, tuning);
     let done = std::sync::atomic::AtomicBool::new(false);
     let result = std::thread::scope(|scope| {
         if let Some(report) = progress {

@@ -21,7 +21,19 @@
 //!   best value meets the set's lower bound.
 //! * Memo entries ([`Memo`]) are keyed by the set and the depth allowance
 //!   (or, for the worst case, the depth asked), never by the history: the
-//!   value of a set does not depend on how it was reached.
+//!   value of a set does not depend on how it was reached. Large sets of
+//!   games with a canonical form ([`Symmetry::canonical`]) are keyed by
+//!   their symmetry class; the experiment stored under such a key belongs
+//!   to another member of the class and is never played on this one.
+//!
+//! Order of work at a node: the cheap facts ([`Search::known`]: size
+//! bound, the perfect-split check, the memo); the set's own codes as
+//! guesses ([`Search::probe_hits`]), which often reach the set's bound;
+//! then one scan of every candidate's part counts (byte counts and SWAR
+//! for one-final-outcome games, [`super::packed`]) and evaluation in
+//! bound order, in parallel for large sets. Before recursing into a
+//! candidate's parts, all parts' cheap facts are summed, so most hopeless
+//! candidates stop without any recursion.
 
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -42,6 +54,21 @@ pub const UNLIMITED: u32 = u32::MAX;
 /// Memo salt for worst-case feasibility questions.
 const WORST_SALT: u32 = 0x4000_0000;
 
+/// The open parts of a set under one experiment, in one buffer.
+struct Parts {
+    codes: Vec<u16>,
+    /// (outcome, start, length), largest first.
+    spans: Vec<(u8, u32, u32)>,
+}
+
+impl Parts {
+    fn iter(&self) -> impl Iterator<Item = &[u16]> + '_ {
+        self.spans
+            .iter()
+            .map(|&(_, at, k)| &self.codes[at as usize..(at + k) as usize])
+    }
+}
+
 /// Candidates [`Search::probe_hits`] evaluates at most.
 const PROBES: usize = 4;
 
@@ -55,6 +82,11 @@ pub struct Tuning {
     pub par_work: usize,
     /// Candidates per parallel counting chunk.
     pub chunk: usize,
+    /// Sets the memo records at most.
+    pub memo_capacity: usize,
+    /// Sets at least this large are keyed by their symmetry class (when
+    /// the game's symmetry gives canonical forms).
+    pub canon_min: usize,
 }
 
 impl Default for Tuning {
@@ -63,6 +95,8 @@ impl Default for Tuning {
             par_set: 64,
             par_work: 1 << 17,
             chunk: 256,
+            memo_capacity: memo::DEFAULT_CAPACITY,
+            canon_min: 12,
         }
     }
 }
@@ -90,6 +124,8 @@ thread_local! {
     static COUNTS: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
     /// The same as bytes, for [`Packed`] scans.
     static BYTES: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    /// Canonical images of sets, for memo keys.
+    static CANON: RefCell<Vec<u16>> = const { RefCell::new(Vec::new()) };
 }
 
 /// How a candidate scan filters and orders.
@@ -161,6 +197,7 @@ impl<'a> Search<'a> {
         table: &'a Table,
         symmetry: Option<&'a dyn Symmetry>,
         max_depth: Option<u32>,
+        tuning: Tuning,
     ) -> Search<'a> {
         let n = table.n_codes();
         let n_exp = table.experiments.len();
@@ -230,8 +267,8 @@ impl<'a> Search<'a> {
             single_hit,
             hitter,
             symmetry,
-            tuning: Tuning::default(),
-            memo: Memo::new(),
+            tuning,
+            memo: Memo::with_capacity(tuning.memo_capacity),
             nodes: AtomicU64::new(0),
             root_best: AtomicU32::new(INF),
         }
@@ -253,6 +290,24 @@ impl<'a> Search<'a> {
                 None => &self.bounds.total,
             }
         }
+    }
+
+    /// The memo key of `set` under `salt`, and whether it is the key of
+    /// the set's symmetry class (a canonical image) rather than its own.
+    fn memo_key(&self, set: &[u16], salt: u32) -> (u128, bool) {
+        if set.len() >= self.tuning.canon_min {
+            if let Some(sym) = self.symmetry {
+                let key = CANON.with(|cell| {
+                    let mut image = cell.borrow_mut();
+                    sym.canonical(set, &mut image)
+                        .then(|| memo::key(&image, salt))
+                });
+                if let Some(key) = key {
+                    return (key, true);
+                }
+            }
+        }
+        (memo::key(set, salt), false)
     }
 
     /// The [`linear_prefix`] of [`Search::bnd`]`(depth)`.
@@ -299,20 +354,20 @@ impl<'a> Search<'a> {
             if n as u64 > self.bounds.shape.branching + 1 {
                 return None;
             }
-            let mut seen = [false; 256];
             'codes: for &c in set {
                 let h = self.hitter[c as usize];
                 if h == u32::MAX {
                     continue;
                 }
                 let row = self.table.row(h as usize);
-                seen[..self.n_out].iter_mut().for_each(|s| *s = false);
+                let mut seen = [0u64; 4];
                 for &x in set {
                     let o = row[x as usize] as usize;
-                    if seen[o] {
+                    let (w, bit) = (o / 64, 1u64 << (o % 64));
+                    if seen[w] & bit != 0 {
                         continue 'codes;
                     }
-                    seen[o] = true;
+                    seen[w] |= bit;
                 }
                 // Every other code is alone in its part: one more guess each.
                 let singles_ok = set
@@ -362,7 +417,7 @@ impl<'a> Search<'a> {
             return (INF, true);
         }
         if n >= 3 {
-            if let Some(entry) = self.memo.get(memo::key(set, depth)) {
+            if let Some(entry) = self.memo.get(self.memo_key(set, depth).0) {
                 if entry.exact {
                     return (entry.value, true);
                 }
@@ -603,21 +658,35 @@ impl<'a> Search<'a> {
     }
 
     /// The parts of `set` under `e` that need more experiments, largest
-    /// first, as (outcome, codes).
-    fn parts(&self, set: &[u16], e: u32) -> Vec<(u8, Vec<u16>)> {
+    /// first (ties by outcome).
+    fn parts(&self, set: &[u16], e: u32) -> Parts {
         let row = self.table.row(e as usize);
-        let mut buckets: Vec<Vec<u16>> = vec![Vec::new(); self.n_out];
+        let mut count = [0u32; 256];
         for &c in set {
-            buckets[row[c as usize] as usize].push(c);
+            count[row[c as usize] as usize] += 1;
         }
-        let mut parts: Vec<(u8, Vec<u16>)> = buckets
-            .into_iter()
-            .enumerate()
-            .filter(|(o, p)| !p.is_empty() && !self.done(*o, p.len()))
-            .map(|(o, p)| (o as u8, p))
-            .collect();
-        parts.sort_by_key(|(o, p)| (std::cmp::Reverse(p.len()), *o));
-        parts
+        let mut spans = Vec::new();
+        let mut start = 0u32;
+        for (o, &k) in count[..self.n_out].iter().enumerate() {
+            if k > 0 && !self.done(o, k as usize) {
+                spans.push((o as u8, start, k));
+                start += k;
+            }
+        }
+        let mut next = [u32::MAX; 256];
+        for &(o, at, _) in &spans {
+            next[o as usize] = at;
+        }
+        let mut codes = vec![0u16; start as usize];
+        for &c in set {
+            let slot = &mut next[row[c as usize] as usize];
+            if *slot != u32::MAX {
+                codes[*slot as usize] = c;
+                *slot += 1;
+            }
+        }
+        spans.sort_by_key(|&(o, _, k)| (std::cmp::Reverse(k), o));
+        Parts { codes, spans }
     }
 
     /// The partition of `set` by `e` as a label sequence independent of
@@ -667,18 +736,31 @@ impl<'a> Search<'a> {
         depth: u32,
         history: &mut Vec<u32>,
     ) -> Cost {
+        self.search_total_choice(set, beta, lb, depth, history).0
+    }
+
+    /// [`Search::search_total`], also returning the optimal experiment
+    /// when the value is exact.
+    fn search_total_choice(
+        &self,
+        set: &[u16],
+        beta: Cost,
+        lb: Cost,
+        depth: u32,
+        history: &mut Vec<u32>,
+    ) -> (Cost, Option<u32>) {
         self.nodes.fetch_add(1, Ordering::Relaxed);
-        let key = memo::key(set, depth);
+        let (key, _) = self.memo_key(set, depth);
         if let Some((v, e)) = self.probe_hits(set, lb, depth, history) {
             self.memo.put(key, Entry::exact(v, e));
-            return v;
+            return (v, Some(e));
         }
         let scan = self.scan(set, depth, history, Mode::Total { limit: beta });
         let mut keys = scan.keys;
         if keys.is_empty() {
             let floor = scan.dropped_min.max(beta);
             self.memo.put(key, Entry::bound(floor));
-            return floor;
+            return (floor, None);
         }
         keys.sort_unstable();
         let (best, best_e, floor) = if set.len() >= self.tuning.par_set && keys.len() > 1 {
@@ -689,12 +771,12 @@ impl<'a> Search<'a> {
         match best_e {
             Some(e) => {
                 self.memo.put(key, Entry::exact(best, e));
-                best
+                (best, Some(e))
             }
             None => {
                 let floor = floor.min(scan.dropped_min).max(beta);
                 self.memo.put(key, Entry::bound(floor));
-                floor
+                (floor, None)
             }
         }
     }
@@ -878,15 +960,15 @@ impl<'a> Search<'a> {
         let sub = child_depth(depth);
         let bnd = self.bnd(sub);
         let mut acc = set.len() as Cost;
-        let mut rest: Cost = parts.iter().fold(0, |a, (_, p)| add(a, bnd[p.len()]));
+        let mut rest: Cost = parts.iter().fold(0, |a, p| add(a, bnd[p.len()]));
         if add(acc, rest) >= best {
             return add(acc, rest);
         }
         // Cheap knowledge first: exact small parts, memo entries, the
         // "no perfect split" bound. Only then recurse, largest part first.
-        let mut known: Vec<(Cost, bool)> = Vec::with_capacity(parts.len());
+        let mut known: Vec<(Cost, bool)> = Vec::with_capacity(parts.spans.len());
         rest = 0;
-        for (_, part) in &parts {
+        for part in parts.iter() {
             let (v, exact) = self.known(part, sub);
             if exact {
                 acc = add(acc, v);
@@ -899,7 +981,7 @@ impl<'a> Search<'a> {
             return add(acc, rest);
         }
         history.push(e);
-        for ((_, part), &(b, exact)) in parts.iter().zip(&known) {
+        for (part, &(b, exact)) in parts.iter().zip(&known) {
             if exact {
                 continue;
             }
@@ -926,16 +1008,26 @@ impl<'a> Search<'a> {
         let e = match self.quick(set) {
             Some((_, e)) => e,
             None => {
-                let key = memo::key(set, depth);
+                let (key, canonical) = self.memo_key(set, depth);
                 match self.memo.get(key) {
-                    Some(entry) if entry.exact => entry.experiment,
-                    _ => {
-                        self.total(set, INF, depth, history);
-                        self.memo
-                            .get(key)
-                            .filter(|e| e.exact)
-                            .map(|e| e.experiment)
-                            .expect("a finite optimum is stored with its experiment")
+                    Some(entry) if entry.exact && !canonical => entry.experiment,
+                    // Not in the memo, or keyed by its class: solve it again
+                    // (its parts are in the memo), within one of the optimum
+                    // when that is known.
+                    entry => {
+                        let beta = match entry {
+                            Some(en) if en.exact => en.value + 1,
+                            _ => INF,
+                        };
+                        let (lb, _) = self.known(set, depth);
+                        let lb = lb.min(beta - 1);
+                        match self.search_total_choice(set, beta, lb, depth, history) {
+                            (_, Some(e)) => e,
+                            // A set on an optimal path always has a finite
+                            // optimum; keep going with any useful experiment
+                            // so the replay check reports the problem.
+                            (_, None) => self.any_useful(set),
+                        }
                     }
                 }
             }
@@ -943,6 +1035,13 @@ impl<'a> Search<'a> {
         self.node(set, e, history, |part, h| {
             self.total_tree(part, child_depth(depth), h)
         })
+    }
+
+    /// The first experiment that tells something about `set`.
+    fn any_useful(&self, set: &[u16]) -> u32 {
+        (0..self.n_exp as u32)
+            .find(|&e| self.is_useful(set, e))
+            .unwrap_or(0)
     }
 
     /// A tree node playing `e` on `set`, with `sub` building the children
@@ -986,27 +1085,61 @@ impl<'a> Search<'a> {
     /// Whether every code of `set` can be settled within `depth`
     /// experiments.
     pub fn feasible(&self, set: &[u16], depth: u32, history: &mut Vec<u32>) -> bool {
-        self.feasible_choice(set, depth, history).is_some()
+        match self.feasible_trivial(set, depth) {
+            Some(answer) => answer.is_some(),
+            None => {
+                let (key, _) = self.memo_key(set, WORST_SALT | depth);
+                match self.memo.get(key) {
+                    Some(entry) => entry.exact,
+                    None => self.feasible_search(set, depth, history, key).is_some(),
+                }
+            }
+        }
+    }
+
+    /// Answers that need no search: `Some(answer)`, where the answer is
+    /// an experiment (`u32::MAX` if nothing needs to be played) or `None`
+    /// for infeasible.
+    fn feasible_trivial(&self, set: &[u16], depth: u32) -> Option<Option<u32>> {
+        let n = set.len();
+        if n == 0 || (!self.final_game && n == 1) {
+            return Some(Some(u32::MAX));
+        }
+        if self.bounds.depth[n] > depth {
+            return Some(None);
+        }
+        if self.final_game && n == 1 && self.hitter[set[0] as usize] != u32::MAX {
+            return Some(Some(self.hitter[set[0] as usize]));
+        }
+        None
     }
 
     /// An experiment that starts a strategy of depth at most `depth` for
     /// `set` (`Some(u32::MAX)` if nothing needs to be played).
     fn feasible_choice(&self, set: &[u16], depth: u32, history: &mut Vec<u32>) -> Option<u32> {
+        if let Some(answer) = self.feasible_trivial(set, depth) {
+            return answer;
+        }
+        let (key, canonical) = self.memo_key(set, WORST_SALT | depth);
+        match self.memo.get(key) {
+            Some(entry) if !entry.exact => return None,
+            // A canonical key's experiment belongs to another set of the
+            // class: search again (the parts are in the memo).
+            Some(entry) if !canonical => return Some(entry.experiment),
+            _ => {}
+        }
+        self.feasible_search(set, depth, history, key)
+    }
+
+    /// The candidate loop of [`Search::feasible_choice`].
+    fn feasible_search(
+        &self,
+        set: &[u16],
+        depth: u32,
+        history: &mut Vec<u32>,
+        key: u128,
+    ) -> Option<u32> {
         self.nodes.fetch_add(1, Ordering::Relaxed);
-        let n = set.len();
-        if n == 0 || (!self.final_game && n == 1) {
-            return Some(u32::MAX);
-        }
-        if self.bounds.depth[n] > depth {
-            return None;
-        }
-        if self.final_game && n == 1 && self.hitter[set[0] as usize] != u32::MAX {
-            return Some(self.hitter[set[0] as usize]);
-        }
-        let key = memo::key(set, WORST_SALT | depth);
-        if let Some(entry) = self.memo.get(key) {
-            return entry.exact.then_some(entry.experiment);
-        }
         let mut keys = self.scan(set, depth, history, Mode::Worst { depth }).keys;
         keys.sort_unstable();
         let mut tried: HashSet<Vec<u16>> = HashSet::new();
@@ -1020,7 +1153,7 @@ impl<'a> Search<'a> {
             let ok = self
                 .parts(set, e)
                 .iter()
-                .all(|(_, part)| self.feasible(part, depth - 1, history));
+                .all(|part| self.feasible(part, depth - 1, history));
             history.pop();
             if ok {
                 found = Some(e);
@@ -1039,9 +1172,12 @@ impl<'a> Search<'a> {
 
     /// A tree of depth at most `depth` for `set` (which must be feasible).
     pub fn worst_tree(&self, set: &[u16], depth: u32, history: &mut Vec<u32>) -> Tree {
+        // The set was proven feasible; if that proof is gone (memo full
+        // and a different path), any useful experiment keeps the tree
+        // going and the replay check reports the problem.
         let e = self
             .feasible_choice(set, depth, history)
-            .expect("the set was proven feasible");
+            .unwrap_or_else(|| self.any_useful(set));
         self.node(set, e, history, |part, h| {
             self.worst_tree(part, depth - 1, h)
         })
@@ -1091,7 +1227,7 @@ impl<'a> Search<'a> {
         let ok = self
             .parts(set, e)
             .iter()
-            .all(|(_, part)| self.feasible(part, depth - 1, history));
+            .all(|part| self.feasible(part, depth - 1, history));
         history.pop();
         ok
     }

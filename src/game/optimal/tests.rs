@@ -91,14 +91,16 @@ fn branch_and_bound_equals_exhaustive_search() {
 }
 
 /// The parallel paths (candidate evaluation, chunked counting over full
-/// and symmetry-reduced candidate lists) agree with the reference when
-/// forced on small games.
+/// and symmetry-reduced candidate lists) and memo keys by symmetry class
+/// agree with the reference when forced on small games.
 #[test]
 fn parallel_paths_equal_exhaustive_search() {
     let tiny = Tuning {
         par_set: 2,
         par_work: 1,
         chunk: 3,
+        canon_min: 1,
+        ..Tuning::default()
     };
     for name in [
         "mastermind:3x3",
@@ -109,16 +111,49 @@ fn parallel_paths_equal_exhaustive_search() {
         let game: Builtin = name.parse().unwrap();
         let table = game.table();
         let sym = symmetry::for_builtin(&game, &table);
-        for objective in [Objective::Total, Objective::Worst] {
-            let want = exhaustive(&table, objective, None).unwrap();
+        let worst = exhaustive(&table, Objective::Worst, None).unwrap() as u32;
+        for (objective, max_depth) in [
+            (Objective::Total, None),
+            (Objective::Worst, None),
+            (Objective::Total, Some(worst)),
+        ] {
+            let want = exhaustive(&table, objective, max_depth).unwrap();
             for s in [None, sym.as_deref()] {
                 let options = Options {
                     objective,
+                    max_depth,
                     ..Options::default()
                 };
                 let got = solve_tuned(&table, s, &options, None, tiny).unwrap();
-                assert_eq!(got.value, want, "{name} {objective}");
+                assert_eq!(got.value, want, "{name} {objective} {max_depth:?}");
+                // Scheduling and thresholds never change the tree.
+                let plain = solve(&table, s, &options, None).unwrap();
+                assert_eq!(got.tree, plain.tree, "{name} {objective} {max_depth:?}");
             }
+        }
+    }
+}
+
+/// With no memo at all the search is slower but gives the same values
+/// and still builds replayable trees.
+#[test]
+fn no_memo_same_values() {
+    let none = Tuning {
+        memo_capacity: 0,
+        ..Tuning::default()
+    };
+    for name in ["mastermind:3x3", "coins:4+1", "bulls-cows:2x4"] {
+        let game: Builtin = name.parse().unwrap();
+        let table = game.table();
+        let sym = symmetry::for_builtin(&game, &table);
+        for objective in [Objective::Total, Objective::Worst] {
+            let want = exhaustive(&table, objective, None).unwrap();
+            let options = Options {
+                objective,
+                ..Options::default()
+            };
+            let got = solve_tuned(&table, sym.as_deref(), &options, None, none).unwrap();
+            assert_eq!(got.value, want, "{name} {objective}");
         }
     }
 }

@@ -188,14 +188,20 @@ impl State<'_, '_> {
 /// earlier candidate of the same `group` (experiments of different groups
 /// are never compared; pass a necessary condition for equivalence, such
 /// as the sorted part sizes, to save canonical forms) has an equal key.
+/// `None` if more than `budget` candidates would need a canonical form.
 pub fn phase2<G: std::hash::Hash + Eq>(
     state: &mut State,
     candidates: &[Instance],
     group: &[G],
-) -> Vec<bool> {
+    budget: usize,
+) -> Option<Vec<bool>> {
     let mut sizes: HashMap<&G, usize> = HashMap::new();
     for g in group {
         *sizes.entry(g).or_default() += 1;
+    }
+    let work: usize = sizes.values().filter(|&&n| n > 1).sum();
+    if work > budget {
+        return None;
     }
     let mut seen: HashMap<(&G, Key), usize> = HashMap::new();
     let mut keep = vec![true; candidates.len()];
@@ -208,5 +214,5 @@ pub fn phase2<G: std::hash::Hash + Eq>(
             keep[i] = false;
         }
     }
-    keep
+    Some(keep)
 }

@@ -236,6 +236,24 @@ impl<'s> Reducer<'s> {
         Ok(out)
     }
 
+    /// Phase 1 over every type, in table order, calling `emit` on each
+    /// surviving experiment (nothing is collected).
+    pub fn phase1_each(
+        &self,
+        state: &mut State,
+        emit: &mut dyn FnMut(Instance) -> Result<(), Overflow>,
+    ) -> Result<(), Overflow> {
+        for ty in 0..self.spec.experiments.len() {
+            phase1::for_each(state, ty, &mut |p| {
+                emit(Instance {
+                    ty,
+                    params: p.to_vec(),
+                })
+            })?;
+        }
+        Ok(())
+    }
+
     /// The number of parameterisations of every type together, if at most
     /// `cap`.
     pub fn total(&self, cap: u64) -> Option<u64> {

@@ -19,16 +19,35 @@
 //! of two prefix symbols of a class followed by sorting every position
 //! class and renaming symbols in order of first use.
 //!
+//! (D) padding: when a dead symbol (every mapped variable fixed, as a
+//! coin known to be genuine) sits in one clean sorted group and another
+//! dead symbol of the same values in a paired group, the experiment
+//! splits the codes exactly as an experiment of an earlier type without
+//! the two (a weighing of m coins with a genuine coin on each pan is the
+//! weighing of m − 1 without them), so it is never the first of its
+//! class; `State::padding` checks the pairing on the templates. (The
+//! shorter experiment is valid, or its certified block swap is, when the
+//! removed coin headed a pan.)
+//!
 //! Why this never loses the least member of a class: for a skipped p with
-//! prefix P, g(p) <lex p is equivalent to p; if g(p) breaks a
+//! prefix P, g(p) <lex p is equivalent to p; if g(p) breaks a clean
 //! `PARAMS_SORTED` group, sorting that group (an element of G as well,
-//! because every sorted group must lie in one position class, else phase
-//! 1 is off for the type) gives a valid parameterisation that is
+//! because every clean group must lie in one position class, else phase
+//! 1 is off for the type) gives a parameterisation that is
 //! lexicographically no larger (groups must be listed in increasing
 //! position order; `PARAMS_DISTINCT` groups must contain a sorted group
-//! wholly or not at all, so sorting keeps them). By induction on the
-//! lexicographic order every skipped p has an enumerated equivalent that
-//! is smaller, so the least member of each class is enumerated.
+//! wholly or not at all, so sorting keeps them). A *filter* (a sorted pair
+//! `a, b` heading two clean groups of equal size, as the coin weighings'
+//! "least coin on the left pan"; see `reduce::Filter`) may then be broken:
+//! its block swap, certified as a symmetry at the node (outcomes may
+//! trade places: "lighter" and "heavier"), followed by sorting, puts the
+//! smaller head first, so the result is smaller again and meets the
+//! filter; each repair shrinks lexicographically, so repairs end. By
+//! induction on the lexicographic order every skipped p has an enumerated
+//! equivalent that is smaller, so the least member of each class is
+//! enumerated.
+
+use std::collections::HashMap;
 
 use super::state::State;
 
@@ -87,13 +106,42 @@ struct Walk<'a> {
     occ: Vec<u32>,
     /// Symbols of each class already used (a prefix of its members).
     used: Vec<u32>,
-    out: Vec<Vec<u32>>,
-    limit: usize,
+    /// Called on every surviving parameter list.
+    emit: &'a mut dyn FnMut(&[u32]) -> Result<(), Overflow>,
+    /// Positions that must differ from every earlier one.
+    all_distinct: Vec<bool>,
+    /// (D) padding: the dead pattern of each symbol (index into
+    /// `patterns`), the clean group of each position, and the pairs of
+    /// groups `(ga, gb, pattern)` where a dead symbol in each makes the
+    /// experiment a copy of an earlier type's.
+    dead: Vec<Option<usize>>,
+    group: Vec<Option<usize>>,
+    padding: Vec<(usize, usize, usize)>,
+    /// Dead symbols placed, per (group, pattern).
+    dead_in: HashMap<(usize, usize), u32>,
 }
 
 /// Phase 1 for type `ty`: the surviving parameter lists, or [`Overflow`]
 /// if more than `limit` survive.
 pub fn enumerate(state: &mut State, ty: usize, limit: usize) -> Result<Vec<Vec<u32>>, Overflow> {
+    let mut out = Vec::new();
+    for_each(state, ty, &mut |p| {
+        if out.len() == limit {
+            return Err(Overflow);
+        }
+        out.push(p.to_vec());
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// Phase 1 for type `ty`, calling `emit` on every surviving parameter
+/// list in lexicographic order (an error from `emit` stops the walk).
+pub fn for_each(
+    state: &mut State,
+    ty: usize,
+    emit: &mut dyn FnMut(&[u32]) -> Result<(), Overflow>,
+) -> Result<(), Overflow> {
     let spec = state.red.spec;
     let t = &spec.experiments[ty];
     let n_sym = spec.alphabet.len();
@@ -128,8 +176,52 @@ pub fn enumerate(state: &mut State, ty: usize, limit: usize) -> Result<Vec<Vec<u
         && pos_members
             .iter()
             .any(|m| m.len() > 1 && !t.sorted.iter().any(|g| m.iter().all(|k| g.contains(k))));
+    // (D) padding pairs of clean groups.
+    let mut patterns: Vec<Vec<bool>> = Vec::new();
+    let mut dead = vec![None; n_sym];
+    let mut group = vec![None; t.arity];
+    let mut padding = Vec::new();
+    if prune {
+        for (s, p) in state.dead_patterns().into_iter().enumerate() {
+            if let Some(p) = p {
+                let id = match patterns.iter().position(|q| *q == p) {
+                    Some(i) => i,
+                    None => {
+                        patterns.push(p);
+                        patterns.len() - 1
+                    }
+                };
+                dead[s] = Some(id);
+            }
+        }
+        let clean = state.red.types[ty].clean.clone();
+        for (g, &i) in clean.iter().enumerate() {
+            for &k in &t.sorted[i] {
+                group[k] = Some(g);
+            }
+        }
+        for ga in 0..clean.len() {
+            for gb in ga + 1..clean.len() {
+                for (id, p) in patterns.iter().enumerate() {
+                    if state.padding(ty, ga, gb, p) {
+                        padding.push((ga, gb, id));
+                    }
+                }
+            }
+        }
+    }
+    let checks = checks(t);
+    let all_distinct = (0..t.arity)
+        .map(|k| {
+            (0..k).all(|q| {
+                checks[k]
+                    .iter()
+                    .any(|c| matches!(c, Check::Ne(x) if *x == q))
+            })
+        })
+        .collect();
     let mut walk = Walk {
-        checks: checks(t),
+        checks,
         sym_class: &sym_class,
         members,
         reps,
@@ -140,21 +232,20 @@ pub fn enumerate(state: &mut State, ty: usize, limit: usize) -> Result<Vec<Vec<u
         params: vec![0; t.arity],
         occ: vec![0; n_sym],
         used: vec![0; n_sym],
-        out: Vec::new(),
-        limit,
+        emit,
+        all_distinct,
+        dead,
+        group,
+        padding,
+        dead_in: HashMap::new(),
     };
-    walk.go(0, n_sym as u32)?;
-    Ok(walk.out)
+    walk.go(0, n_sym as u32)
 }
 
 impl Walk<'_> {
     fn go(&mut self, pos: usize, n_sym: u32) -> Result<(), Overflow> {
         if pos == self.params.len() {
-            if self.out.len() == self.limit {
-                return Err(Overflow);
-            }
-            self.out.push(self.params.clone());
-            return Ok(());
+            return (self.emit)(&self.params);
         }
         for s in self.candidates(pos, n_sym) {
             let ok = self.checks[pos].iter().all(|c| match *c {
@@ -176,6 +267,23 @@ impl Walk<'_> {
                     continue;
                 }
             }
+            // (D) a second dead symbol of a pattern, in a group paired
+            // with one that has the first: a copy of an earlier type.
+            let dead_here = match (self.dead[s as usize], self.group[pos]) {
+                (Some(p), Some(g)) => Some((g, p)),
+                _ => None,
+            };
+            if let Some((g, p)) = dead_here {
+                let copy = self.padding.iter().any(|&(ga, gb, q)| {
+                    q == p
+                        && ((ga == g && self.dead_in.get(&(gb, p)).is_some_and(|&n| n > 0))
+                            || (gb == g && self.dead_in.get(&(ga, p)).is_some_and(|&n| n > 0)))
+                });
+                if copy {
+                    continue;
+                }
+                *self.dead_in.entry((g, p)).or_default() += 1;
+            }
             self.params[pos] = s;
             let c = self.sym_class[s as usize] as usize;
             let fresh = self.occ[s as usize] == 0;
@@ -193,6 +301,9 @@ impl Walk<'_> {
             if fresh {
                 self.used[c] -= 1;
             }
+            if let Some((g, p)) = dead_here {
+                *self.dead_in.entry((g, p)).or_default() -= 1;
+            }
             result?;
         }
         Ok(())
@@ -205,7 +316,13 @@ impl Walk<'_> {
         if !self.prune {
             return (0..n_sym).collect();
         }
-        let mut out: Vec<u32> = self.params[..pos].to_vec();
+        // Symbols of the prefix, unless this position must differ from
+        // all of them.
+        let mut out: Vec<u32> = if self.all_distinct[pos] {
+            Vec::new()
+        } else {
+            self.params[..pos].to_vec()
+        };
         for &r in &self.reps {
             let m = &self.members[r as usize];
             if let Some(&s) = m.get(self.used[r as usize] as usize) {

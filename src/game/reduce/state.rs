@@ -17,15 +17,17 @@
 //!    codes when they are known, else syntactically: the normalised
 //!    conjuncts of φ0 ∧ history, fixed variables substituted, are mapped
 //!    onto themselves);
-//! 3. every outcome template of every experiment type (normalised, fixed
-//!    variables substituted) is mapped to itself by the leaf renaming
-//!    `M$k ↦ ρ(M)$τ(k)`, `v ↦ π(v)` (τ is the identity on other types).
+//! 3. for every experiment type, the leaf renaming `M$k ↦ ρ(M)$τ(k)`,
+//!    `v ↦ π(v)` (τ the identity on other types) maps the set of its
+//!    outcome templates (normalised, fixed variables substituted) onto
+//!    itself, final outcomes onto final ones.
 //!
-//! Then experiment `(t, p)` on code `c` shows the same outcome as
-//! `(t, σ∘p∘τ⁻¹)` on `π(c)`, so the two split the codes still possible
-//! into parts of equal sizes, with equal fixed-variable counts and the
-//! same final outcomes: every strategy ranks them alike, and the games
-//! after them are the same up to π (an optimal search may use them too).
+//! Then experiment `(t, p)` on code `c` shows outcome o iff
+//! `(t, σ∘p∘τ⁻¹)` shows the matching outcome o' on `π(c)`, so the two
+//! split the codes still possible into parts of equal sizes, with equal
+//! fixed-variable counts and the same finality: every strategy ranks them
+//! alike, and the games after them are the same up to π (π maps every
+//! experiment to an experiment, so an optimal search may use them too).
 //! Each check is sufficient, not necessary: a symmetry it misses only
 //! costs reduction, never correctness.
 
@@ -283,6 +285,111 @@ impl<'r, 's> State<'r, 's> {
         let t = &self.red.spec.experiments[ty];
         let trial = Trial::positions(ty, t.arity, swaps);
         self.certify(&trial, Some((ty, swaps.to_vec())))
+    }
+
+    /// The symbols whose every mapped variable is fixed ("dead": coins
+    /// known to be genuine), by their pattern of values, one entry per
+    /// symbol (`None`: not dead).
+    pub fn dead_patterns(&self) -> Vec<Option<Vec<bool>>> {
+        let spec = self.red.spec;
+        (0..spec.alphabet.len())
+            .map(|s| {
+                spec.mappings
+                    .iter()
+                    .enumerate()
+                    .filter(|&(m, _)| self.red.used_maps[m])
+                    .map(|(_, mapping)| self.value(mapping.targets[s].0))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Padding: whether an experiment of type `ty` with a dead symbol of
+    /// pattern `dead` in clean sorted group `ga` and another in group `gb`
+    /// splits the codes exactly as an experiment of an earlier type
+    /// without those two symbols. Checked on the templates: substituting
+    /// the dead values for the last position of each group (every position
+    /// of a clean group is alike: they are sorted, so the group is
+    /// symmetric) and renumbering the rest gives an earlier type's
+    /// templates, whose clean groups and restrictions are this type's
+    /// minus those two positions.
+    pub fn padding(&mut self, ty: usize, ga: usize, gb: usize, dead: &[bool]) -> bool {
+        let spec = self.red.spec;
+        let t = &spec.experiments[ty];
+        let info = &self.red.types[ty];
+        let (a, b) = (&t.sorted[info.clean[ga]], &t.sorted[info.clean[gb]]);
+        let (i, j) = (a[a.len() - 1], b[b.len() - 1]);
+        let renumber = |k: usize| -> Option<usize> {
+            if k == i || k == j {
+                None
+            } else {
+                Some(k - usize::from(k > i) - usize::from(k > j))
+            }
+        };
+        let shape = |ty2: usize| -> bool {
+            let t2 = &spec.experiments[ty2];
+            let info2 = &self.red.types[ty2];
+            let groups: Vec<Vec<usize>> = info
+                .clean
+                .iter()
+                .map(|&g| t.sorted[g].iter().filter_map(|&k| renumber(k)).collect())
+                .filter(|g: &Vec<usize>| g.len() > 1)
+                .collect();
+            let groups2: Vec<Vec<usize>> =
+                info2.clean.iter().map(|&g| t2.sorted[g].clone()).collect();
+            let distinct: Vec<Vec<usize>> = t
+                .distinct
+                .iter()
+                .map(|d| d.iter().filter_map(|&k| renumber(k)).collect())
+                .collect();
+            let filters: Vec<(Option<usize>, Option<usize>)> = info
+                .filters
+                .iter()
+                .map(|f| (renumber(f.a), renumber(f.b)))
+                .collect();
+            let filters2: Vec<(Option<usize>, Option<usize>)> = info2
+                .filters
+                .iter()
+                .map(|f| (Some(f.a), Some(f.b)))
+                .collect();
+            t2.arity + 2 == t.arity
+                && info2.sorted_ok
+                && groups == groups2
+                && distinct == t2.distinct
+                && filters == filters2
+                && t2.outcomes.len() == t.outcomes.len()
+        };
+        let Some(ty2) = (0..ty).find(|&x| shape(x)) else {
+            return false;
+        };
+        let used: Vec<usize> = (0..spec.mappings.len())
+            .filter(|&m| self.red.used_maps[m])
+            .collect();
+        let fixed = &self.fixed;
+        let mut memo = Vec::new();
+        let mut got: Vec<(bool, NodeId)> = Vec::new();
+        for o in 0..t.outcomes.len() {
+            let root = self.templates[ty][o];
+            let renamed = self.arena.rename(root, &mut memo, &mut |ar, n| match n {
+                Node::Var(v) => ar.var(*v, fixed),
+                Node::Param { map, pos } => match renumber(*pos as usize) {
+                    Some(k) => ar.param(*map, k as u32),
+                    None => {
+                        let m = used.iter().position(|&x| x == *map as usize).unwrap_or(0);
+                        ar.constant(dead[m])
+                    }
+                },
+                _ => unreachable!("rename only asks for leaves"),
+            });
+            got.push((t.is_final(o), renamed));
+        }
+        let t2 = &spec.experiments[ty2];
+        let mut want: Vec<(bool, NodeId)> = (0..t2.outcomes.len())
+            .map(|o| (t2.is_final(o), self.templates[ty2][o]))
+            .collect();
+        got.sort_unstable();
+        want.sort_unstable();
+        got == want
     }
 
     /// Finds ρ, then π, then checks conditions 2 and 3 (see the module

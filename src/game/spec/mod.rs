@@ -175,6 +175,68 @@ impl Formula {
         }
     }
 
+    /// The formula with the variables of `known` replaced by their values
+    /// and constants folded away (equivalent wherever `known` holds).
+    pub fn simplify(&self, known: &[Option<bool>]) -> Formula {
+        use Formula::Const;
+        let rec = |f: &Formula| f.simplify(known);
+        match self {
+            Formula::Var(v) => known[v.index()].map_or(self.clone(), Const),
+            Const(_) | Formula::Map { .. } => self.clone(),
+            Formula::Not(a) => match rec(a) {
+                Const(b) => Const(!b),
+                a => Formula::negate(a),
+            },
+            Formula::And(xs) | Formula::Or(xs) => {
+                let and = matches!(self, Formula::And(_));
+                let mut kept = Vec::new();
+                for x in xs.iter().map(rec) {
+                    match x {
+                        Const(b) if b == and => {}
+                        Const(_) => return Const(!and),
+                        x => kept.push(x),
+                    }
+                }
+                match kept.len() {
+                    0 => Const(and),
+                    1 => kept.remove(0),
+                    _ if and => Formula::And(kept),
+                    _ => Formula::Or(kept),
+                }
+            }
+            Formula::Implies(a, b) => match (rec(a), rec(b)) {
+                (Const(false), _) | (_, Const(true)) => Const(true),
+                (Const(true), b) => b,
+                (a, Const(false)) => Formula::negate(a),
+                (a, b) => Formula::implies(a, b),
+            },
+            Formula::Iff(a, b) => match (rec(a), rec(b)) {
+                (Const(x), Const(y)) => Const(x == y),
+                (Const(true), f) | (f, Const(true)) => f,
+                (Const(false), f) | (f, Const(false)) => Formula::negate(f),
+                (a, b) => Formula::iff(a, b),
+            },
+            Formula::Card { kind, k, args } => {
+                let mut t = 0;
+                let mut rest = Vec::new();
+                for x in args.iter().map(rec) {
+                    match x {
+                        Const(true) => t += 1,
+                        Const(false) => {}
+                        x => rest.push(x),
+                    }
+                }
+                let n = rest.len() as u32;
+                let always = (t..=t + n).all(|c| kind.holds(c, *k));
+                let never = (t..=t + n).all(|c| !kind.holds(c, *k));
+                if always || never {
+                    return Const(always);
+                }
+                Formula::card(*kind, k - t.min(*k), rest)
+            }
+        }
+    }
+
     /// Binding strength for printing (higher binds tighter).
     fn precedence(&self) -> u8 {
         match self {
@@ -374,7 +436,8 @@ impl fmt::Display for Show<'_> {
             Formula::Or(xs) if xs.is_empty() => out.write_str("FALSE"),
             Formula::And(xs) | Formula::Or(xs) if xs.len() == 1 => self.sub(&xs[0], 7, out),
             Formula::And(xs) => self.list(xs, " & ", 6, out),
-            Formula::Or(xs) => self.list(xs, " | ", 5, out),
+            // `(a & b) | c` reads better than `a & b | c`; both parse alike.
+            Formula::Or(xs) => self.list(xs, " | ", 6, out),
             Formula::Implies(a, b) => {
                 self.sub(a, 3, out)?;
                 out.write_str(" -> ")?;

@@ -57,7 +57,7 @@ fn one(text: &str) -> (Spec, Formula) {
 #[test]
 fn precedence_follows_cobra() {
     let (spec, f) = one("!a & b | c -> d <-> e");
-    assert_eq!(spec.show(&f).to_string(), "!a & b | c -> d <-> e");
+    assert_eq!(spec.show(&f).to_string(), "(!a & b) | c -> d <-> e");
     let (_, g) = one("(((!a & b) | c) -> d) <-> e");
     assert_eq!(f, g);
     // -> is right-associative, <- left-associative and binds tighter.
