@@ -21,7 +21,7 @@ use thiserror::Error;
 
 use super::compile::{CompileOptions, Extra, GridVars};
 use super::{CellId, Puzzle, Variant};
-use crate::ir::{Assign, Constraint, Domain, Expr, System, VarId};
+use crate::ir::{Constraint, Domain, Expr, System, VarId};
 
 /// The extras by name, in the order [`options`] applies them.
 pub const EXTRAS: &[(&str, Extra)] = &[("distance", distance), ("order", path_order)];
@@ -109,14 +109,14 @@ fn cell(c: CellId) -> Expr {
 }
 
 /// `distance`: a cell `d` moves from a given number `k` is not visited at
-/// a step closer than `d` to `k` (and, on orthogonal grids, only at steps
-/// of the right parity): `pos = c -> !(step in {…})`. Numbrix and hidato
-/// only (they have a `step` counter); the givens themselves are pinned by
-/// the core model already.
+/// a step closer than `d` to `k`, nor (waypoint) closer to the start or
+/// the end than its distance to them, and on orthogonal grids only at
+/// steps of the right parity: `pos = c -> !(step in {…})`. Numbered cells
+/// of numbrix/hidato are pinned by the core model already.
 pub fn distance(p: &Puzzle, v: &GridVars, sys: &mut System) {
-    let Some(step) = v.step else { return };
+    let step = v.step;
     for (c, allowed) in windows(p).into_iter().enumerate() {
-        if p.number(CellId(c as u32)).is_some() {
+        if p.variant != Variant::Waypoint && p.number(CellId(c as u32)).is_some() {
             continue; // pinned by the core model
         }
         let banned: Vec<Expr> = (1..allowed.len())
@@ -168,8 +168,8 @@ fn invar(sys: &mut System, label: String, expr: Expr) {
 /// a move adds one to the rank; every cell but the first has exactly one
 /// predecessor; ranks respect the givens (numbrix/hidato) or the order of
 /// the waypoints with the distance between them (waypoint), the distance
-/// windows of `distance`, and `pos = i <-> rank[i] = step` ties them to the
-/// path (waypoint puzzles get a `step` counter for that).
+/// windows of `distance`; `pos = i <-> rank[i] = step` and
+/// `visited[i] <-> rank[i] <= step` tie them to the path.
 ///
 /// This is the Miller–Tucker–Zemlin view of a Hamiltonian path, channelled
 /// to the step-by-step one: a SAT solver reasons on both.
@@ -263,36 +263,24 @@ pub fn path_order(p: &Puzzle, v: &GridVars, sys: &mut System) {
             Expr::And(window),
         );
     }
-    let step = v.step.unwrap_or_else(|| add_step(n, sys));
+    let step = Expr::var(v.step);
     for &c in &cells {
         invar(
             sys,
             format!("order: pos = {0} <-> rank[{0}] = step", c.0),
             Expr::iff(
                 Expr::eq(Expr::var(v.pos), cell(c)),
-                Expr::eq(r(c), Expr::var(step)),
+                Expr::eq(r(c), step.clone()),
             ),
         );
-    }
-    if let Some(wp) = v.wp {
-        let givens = p.givens();
-        for (i, &(k, at)) in givens.iter().enumerate() {
-            let mut between = vec![Expr::le(r(at), Expr::var(step))];
-            if let Some(&(_, next)) = givens.get(i + 1) {
-                between.push(Expr::lt(Expr::var(step), r(next)));
-            }
-            invar(
-                sys,
-                format!(
-                    "order: wp = {k} between the ranks of waypoints {k} and {}",
-                    k + 1
-                ),
-                Expr::implies(
-                    Expr::eq(Expr::var(wp), Expr::int(k as i64)),
-                    Expr::And(between),
-                ),
-            );
-        }
+        invar(
+            sys,
+            format!("order: visited[{0}] <-> rank[{0}] <= step", c.0),
+            Expr::iff(
+                Expr::var(v.visited[c.index()]),
+                Expr::le(r(c), step.clone()),
+            ),
+        );
     }
 }
 
@@ -320,33 +308,6 @@ fn add_rank_givens(p: &Puzzle, rank: &[VarId], sys: &mut System) {
             Expr::le(Expr::Add(vec![r(x), int(gap)]), r(y)),
         );
     }
-}
-
-/// A `step : 1..n` counter for models without one (waypoint).
-fn add_step(n: usize, sys: &mut System) -> VarId {
-    let step = sys.add_var(
-        "step",
-        Domain::Range {
-            lo: 1,
-            hi: n as i64,
-        },
-        false,
-    );
-    sys.init_assign.push(Assign {
-        var: step,
-        value: Expr::int(1),
-    });
-    sys.next_assign.push(Assign {
-        var: step,
-        value: Expr::Case(vec![
-            (
-                Expr::lt(Expr::var(step), int(n)),
-                Expr::Add(vec![Expr::var(step), Expr::int(1)]),
-            ),
-            (Expr::t(), Expr::var(step)),
-        ]),
-    });
-    step
 }
 
 #[cfg(test)]
@@ -401,7 +362,9 @@ mod tests {
     #[test]
     fn direction_names() {
         let p = parse::parse("variant: hidato\n1 . .\n. . .\n").unwrap();
-        assert_eq!(direction(&p, CellId(0), CellId(1)), "e");
-        assert_eq!(direction(&p, CellId(4), CellId(0)), "nw");
+        let id = |r, c| p.cell_id(crate::grid::Coord::new(r, c)).unwrap();
+        assert_eq!(direction(&p, id(0, 0), id(0, 1)), "e");
+        assert_eq!(direction(&p, id(1, 1), id(0, 0)), "nw");
+        assert_eq!(direction(&p, id(0, 2), id(1, 2)), "s");
     }
 }
