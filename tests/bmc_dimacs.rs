@@ -111,7 +111,12 @@ fn cadical_agrees_with_the_embedded_solver() {
     let sys = ring(6);
     // Odd bounds cannot return to 0 on an even ring; 6 goes round once.
     for k in [3, 5, 6, 7, 8] {
-        for enc in [Encoding::OneHot, Encoding::Order, Encoding::Log] {
+        for enc in [
+            Encoding::OneHot,
+            Encoding::Order,
+            Encoding::Log,
+            Encoding::Auto,
+        ] {
             let embedded = bmc::solve(
                 &sys,
                 &BmcOptions {

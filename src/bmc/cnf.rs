@@ -64,6 +64,7 @@ pub(crate) fn render(
     sys: &System,
     header: &[String],
     labels: &[Label],
+    fixed: &[(crate::ir::VarId, usize, Value)],
     n_vars: u32,
     clauses: &[Vec<Lit>],
 ) -> String {
@@ -83,6 +84,9 @@ pub(crate) fn render(
             }
             Meaning::Bit(i) => writeln!(out, "c var {n} = {name}@{}:bit{i}", l.step),
         };
+    }
+    for (var, step, value) in fixed {
+        let _ = writeln!(out, "c fixed {}@{step}={value}", sys.var(*var).name);
     }
     let _ = writeln!(out, "p cnf {} {}", n_vars, clauses.len());
     for c in clauses {
@@ -145,16 +149,20 @@ pub fn decode_dimacs_model(sys: &System, dimacs: &str, model: &[i32]) -> Result<
             );
             continue;
         }
-        let Some(rest) = line.strip_prefix("c var ") else {
+        let (num, label) = if let Some(rest) = line.strip_prefix("c var ") {
+            let (num, label) = rest
+                .split_once(" = ")
+                .ok_or_else(|| bad("expected `c var N = name@step…`".into()))?;
+            let num: i32 = num
+                .trim()
+                .parse()
+                .map_err(|_| bad(format!("bad variable `{num}`")))?;
+            (Some(num), label)
+        } else if let Some(label) = line.strip_prefix("c fixed ") {
+            (None, label)
+        } else {
             continue;
         };
-        let (num, label) = rest
-            .split_once(" = ")
-            .ok_or_else(|| bad("expected `c var N = name@step…`".into()))?;
-        let num: i32 = num
-            .trim()
-            .parse()
-            .map_err(|_| bad(format!("bad variable `{num}`")))?;
         let (name, at) = label
             .rsplit_once('@')
             .ok_or_else(|| bad("expected `name@step`".into()))?;
@@ -167,7 +175,8 @@ pub fn decode_dimacs_model(sys: &System, dimacs: &str, model: &[i32]) -> Result<
         let step: usize = at[..step_end].parse().map_err(|_| bad("bad step".into()))?;
         let what = &at[step_end..];
         let dom = &sys.var(var).domain;
-        let on = truth.contains(&num);
+        // A fixed value holds in every model.
+        let on = num.is_none_or(|n| truth.contains(&n));
         let entry = found.entry((var.index(), step)).or_default();
         if let Some(v) = what.strip_prefix(">=") {
             dom.parse_value(v)

@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use rustsat::types::Lit;
 
 use super::cnf::Sink;
-use super::unroll::{index_of, Unroller};
+use super::unroll::{index_of, nth_value, Copy, Unroller};
 use super::BmcError;
 use crate::ir::{Domain, Expr, Value, VarId};
 
@@ -39,8 +39,9 @@ pub(crate) struct At {
 #[derive(Clone, Debug)]
 pub(crate) enum Term {
     Bool(Lit),
-    /// A non-boolean variable copy at a step.
-    Var(VarId, usize),
+    /// A non-boolean variable copy at a step, plus a constant offset (0
+    /// unless the variable is an integer): `x@step + offset`.
+    Var(VarId, usize, i64),
     /// Exactly one of the literals is true in every model.
     Vals(Vec<(Value, Lit)>),
 }
@@ -75,7 +76,7 @@ impl<S: Sink> Unroller<'_, S> {
     fn as_bool(&mut self, t: &Term) -> R<Lit> {
         match t {
             Term::Bool(l) => Ok(*l),
-            Term::Var(v, _) => why(format!(
+            Term::Var(v, ..) => why(format!(
                 "`{}` is not boolean where a condition is expected",
                 self.sys.var(*v).name
             )),
@@ -174,10 +175,10 @@ impl<S: Sink> Unroller<'_, S> {
                 self.select(&[(c, a), (!c, b)])?
             }
             Expr::Case(arms) => {
-                let acts = self.case_actives(arms, at, &[])?;
+                let conds = self.case_conditions(arms, at, &[])?;
                 let mut ts = Vec::with_capacity(arms.len());
-                for (a, (_, v)) in acts.into_iter().zip(arms) {
-                    ts.push((a, self.term(v, at)?));
+                for (cond, (_, v)) in conds.iter().zip(arms) {
+                    ts.push((self.and(cond)?, self.term(v, at)?));
                 }
                 self.select(&ts)?
             }
@@ -208,10 +209,15 @@ impl<S: Sink> Unroller<'_, S> {
     pub fn vals(&mut self, t: &Term) -> R<Vec<(Value, Lit)>> {
         match t {
             Term::Bool(l) => Ok(vec![(Value::Bool(false), !*l), (Value::Bool(true), *l)]),
-            Term::Var(v, s) => {
-                let values = self.sys.var(*v).domain.values();
+            Term::Var(v, s, off) => {
+                let dom = &self.sys.var(*v).domain;
+                let values: Vec<Value> = (0..dom.size()).map(|i| nth_value(dom, i)).collect();
                 let mut out = Vec::with_capacity(values.len());
                 for (i, val) in values.into_iter().enumerate() {
+                    let val = match val {
+                        Value::Int(x) => Value::Int(x + off),
+                        other => other,
+                    };
                     out.push((val, self.eq_index(*v, *s, i)?));
                 }
                 Ok(out)
@@ -232,10 +238,17 @@ impl<S: Sink> Unroller<'_, S> {
                 }
             }
             (Term::Bool(_), _) => f,
-            (Term::Var(v, s), _) => match index_of(&self.sys.var(*v).domain, value) {
-                Some(i) => self.eq_index(*v, *s, i)?,
-                None => f,
-            },
+            (Term::Var(v, s, off), _) => {
+                let value = match value {
+                    Value::Int(x) => Value::Int(x - off),
+                    _ if *off != 0 => return Ok(f),
+                    other => other.clone(),
+                };
+                match index_of(&self.sys.var(*v).domain, &value) {
+                    Some(i) => self.eq_index(*v, *s, i)?,
+                    None => f,
+                }
+            }
             (Term::Vals(vs), _) => vs.iter().find(|(v, _)| v == value).map_or(f, |(_, l)| *l),
         })
     }
@@ -251,9 +264,9 @@ impl<S: Sink> Unroller<'_, S> {
         if let Some(c) = self.as_const(a) {
             return self.eq_const(b, &c);
         }
-        if let (Term::Var(x, s), Term::Var(y, t)) = (a, b) {
+        if let (Term::Var(x, s, i), Term::Var(y, t, j)) = (a, b) {
             if x == y && s == t {
-                return Ok(self.top());
+                return Ok(if i == j { self.top() } else { !self.top() });
             }
         }
         let va = self.vals(a)?;
@@ -340,14 +353,26 @@ impl<S: Sink> Unroller<'_, S> {
         }
     }
 
+    /// The value range of an order-encoded integer variable term.
+    fn order_range(&self, t: &Term) -> Option<(i64, i64)> {
+        let Term::Var(v, s, off) = t else {
+            return None;
+        };
+        let Domain::Range { lo, hi } = self.sys.var(*v).domain else {
+            return None;
+        };
+        matches!(self.copy(*v, *s), Copy::Order(_)).then_some((lo + off, hi + off))
+    }
+
     /// The literal "t ≥ c" for an integer term.
     fn ge_const(&mut self, t: &Term, c: i64) -> R<Lit> {
         let top = self.top();
         match t {
-            Term::Var(v, s) => {
+            Term::Var(v, s, off) => {
                 let Domain::Range { lo, hi } = self.sys.var(*v).domain else {
                     return why(format!("`{}` is not an integer", self.sys.var(*v).name));
                 };
+                let c = c - off;
                 if c <= lo {
                     Ok(top)
                 } else if c > hi {
@@ -395,6 +420,16 @@ impl<S: Sink> Unroller<'_, S> {
     /// The value set of `a + sign·b`.
     fn sum(&mut self, a: &Term, b: &Term, sign: i64) -> R<Term> {
         let top = self.top();
+        // A variable plus a constant stays a variable (with an offset).
+        match (a, b, self.as_const(a), self.as_const(b)) {
+            (Term::Var(v, s, off), _, _, Some(Value::Int(c))) => {
+                return Ok(Term::Var(*v, *s, off + sign * c))
+            }
+            (_, Term::Var(v, s, off), Some(Value::Int(c)), _) if sign > 0 => {
+                return Ok(Term::Var(*v, *s, off + c))
+            }
+            _ => {}
+        }
         if let Some(c) = self.as_const(a) {
             let c = Self::int_of(&c)?;
             let vb = self.vals(b)?;
@@ -496,11 +531,18 @@ impl<S: Sink> Unroller<'_, S> {
         Ok(Term::Vals(out))
     }
 
-    /// The "this arm is taken" literals of a case: guard `i` holds and no
-    /// earlier one does. Also requires (under `guard`) that some guard
-    /// holds. Guards that are equalities of one variable with distinct
-    /// constants are exclusive already and need no chain.
-    fn case_actives(&mut self, arms: &[(Expr, Expr)], at: At, guard: &[Lit]) -> R<Vec<Lit>> {
+    /// For each arm of a case, literals whose conjunction says "this arm
+    /// is taken" (its guard holds and no earlier one does). Also requires
+    /// (under `guard`) that some guard holds. A run of guards `x = c1`,
+    /// `x = c2`, … on one variable with distinct constants is exclusive
+    /// already, so inside such a run an arm needs only its own guard and
+    /// "no guard of an earlier run holds".
+    fn case_conditions(
+        &mut self,
+        arms: &[(Expr, Expr)],
+        at: At,
+        guard: &[Lit],
+    ) -> R<Vec<Vec<Lit>>> {
         let top = self.top();
         let mut gs = Vec::with_capacity(arms.len());
         for (g, _) in arms {
@@ -509,27 +551,19 @@ impl<S: Sink> Unroller<'_, S> {
         let mut exhaustive: Vec<Lit> = guard.iter().map(|&l| !l).collect();
         exhaustive.extend(&gs);
         self.clause(&exhaustive)?;
-        let exclusive = exclusive_guards(arms);
-        let mut acts = Vec::with_capacity(gs.len());
-        let mut none_before: Vec<Lit> = Vec::new();
-        let mut chain = top;
-        for (i, &g) in gs.iter().enumerate() {
-            let last_true = i + 1 == gs.len() && g == top;
-            let act = if exclusive && last_true {
-                self.and(&none_before)?
-            } else if exclusive {
-                g
-            } else {
-                self.and(&[chain, g])?
-            };
-            acts.push(act);
-            if exclusive {
-                none_before.push(!g);
-            } else {
-                chain = self.and(&[chain, !g])?;
+        let runs = exclusive_runs(arms);
+        let mut conds = Vec::with_capacity(arms.len());
+        let mut none_before = top;
+        for (r, run) in runs.iter().enumerate() {
+            for &g in &gs[run.clone()] {
+                conds.push([none_before, g].into_iter().filter(|&l| l != top).collect());
+            }
+            if r + 1 < runs.len() {
+                let any = self.or(&gs[run.clone()])?;
+                none_before = self.and(&[none_before, !any])?;
             }
         }
-        Ok(acts)
+        Ok(conds)
     }
 
     /// The literal "the value of `x` is allowed by `rhs`" (an assignment's
@@ -544,11 +578,11 @@ impl<S: Sink> Unroller<'_, S> {
                 Ok(self.or(&ls)?)
             }
             Expr::Case(arms) => {
-                let acts = self.case_actives(arms, at, &[])?;
+                let conds = self.case_conditions(arms, at, &[])?;
                 let mut ls = Vec::with_capacity(arms.len());
-                for (a, (_, v)) in acts.into_iter().zip(arms) {
-                    let m = self.member(x, v, at)?;
-                    ls.push(self.and(&[a, m])?);
+                for (mut cond, (_, v)) in conds.into_iter().zip(arms) {
+                    cond.push(self.member(x, v, at)?);
+                    ls.push(self.and(&cond)?);
                 }
                 Ok(self.or(&ls)?)
             }
@@ -567,9 +601,7 @@ impl<S: Sink> Unroller<'_, S> {
 
     /// Adds the clause `guard → lits` (that is, `¬guard ∨ lits`).
     fn clause_under(&mut self, guard: &[Lit], lits: &[Lit]) -> R<()> {
-        let mut c: Vec<Lit> = guard.iter().map(|&l| !l).collect();
-        c.extend_from_slice(lits);
-        Ok(self.clause(&c)?)
+        Ok(self.add_clause_under(guard, lits)?)
     }
 
     fn with(guard: &[Lit], l: Lit) -> Vec<Lit> {
@@ -582,11 +614,11 @@ impl<S: Sink> Unroller<'_, S> {
     pub fn assert_member(&mut self, guard: &[Lit], x: &Term, rhs: &Expr, at: At) -> R<()> {
         match rhs {
             Expr::Case(arms) => {
-                let acts = self.case_actives(arms, at, guard)?;
-                for (&a, (_, v)) in acts.iter().zip(arms) {
-                    self.assert_member(&Self::with(guard, a), x, v, at)?;
+                let conds = self.case_conditions(arms, at, guard)?;
+                for (cond, (_, v)) in conds.iter().zip(arms) {
+                    self.assert_member(&[guard, cond].concat(), x, v, at)?;
                 }
-                self.assert_support(guard, x, arms, &acts, at)
+                self.assert_support(guard, x, arms, at)
             }
             Expr::Ite(c, p, q) => {
                 let c = self.lit(c, at)?;
@@ -608,49 +640,34 @@ impl<S: Sink> Unroller<'_, S> {
     }
 
     /// Redundant "support" clauses of a case assignment `x := case …`:
-    /// `x = v` only if an arm that allows `v` is taken. They follow from
-    /// the forward clauses (exactly one arm is taken, and `x` is in its
-    /// set), but let unit propagation run forwards through a transition
-    /// table (`pos = 3` rules out every `next(pos)` not adjacent to 3), not
-    /// only backwards.
-    fn assert_support(
-        &mut self,
-        guard: &[Lit],
-        x: &Term,
-        arms: &[(Expr, Expr)],
-        acts: &[Lit],
-        at: At,
-    ) -> R<()> {
-        if !matches!(x, Term::Var(..)) || !table_like(arms) {
+    /// `x = v` only if some arm allows `v`. They follow from the forward
+    /// clauses (exactly one arm is taken, and `x` is in its set), but let
+    /// unit propagation run forwards through a transition table (`pos = 3`
+    /// rules out every `next(pos)` not adjacent to 3), not only backwards.
+    /// An arm's support for `v` is a single literal implied by "the arm is
+    /// taken and allows `v`": its guard for a constant set containing `v`,
+    /// `y = v` for an arm whose value is the variable `y`. Cases with other
+    /// arm values get no support clauses (they would need new variables).
+    fn assert_support(&mut self, guard: &[Lit], x: &Term, arms: &[(Expr, Expr)], at: At) -> R<()> {
+        if !matches!(x, Term::Var(..)) {
             return Ok(());
         }
         let values = self.vals(x)?;
         let mut support: HashMap<Value, Vec<Lit>> = HashMap::with_capacity(values.len());
-        let subject = exclusive_subject(arms);
-        for (i, ((_, value), &a)) in arms.iter().zip(acts).enumerate() {
+        for (g, value) in arms {
             if let Some(consts) = constant_values(value) {
+                let g = self.lit(g, at)?;
                 for v in consts {
-                    support.entry(v.clone()).or_default().push(a);
+                    support.entry(v.clone()).or_default().push(g);
                 }
                 continue;
             }
-            // `TRUE : x` after guards `x = c1`, `x = c2`, …: the arm is
-            // taken with value v exactly when x = v is none of the c's.
-            if let Some((subject, taken)) = subject.as_ref().filter(|_| i + 1 == arms.len()) {
-                if value == *subject {
-                    let t = self.term(value, at)?;
-                    for (v, _) in &values {
-                        if !taken.contains(v) {
-                            let l = self.eq_const(&t, v)?;
-                            support.entry(v.clone()).or_default().push(l);
-                        }
-                    }
-                    continue;
-                }
-            }
+            let t = match value {
+                Expr::Var(_) | Expr::Next(_) => self.term(value, at)?,
+                _ => return Ok(()),
+            };
             for (v, _) in &values {
-                let m = self.member(&Term::Vals(vec![(v.clone(), self.top())]), value, at)?;
-                let l = self.and(&[a, m])?;
+                let l = self.eq_const(&t, v)?;
                 support.entry(v.clone()).or_default().push(l);
             }
         }
@@ -677,6 +694,16 @@ impl<S: Sink> Unroller<'_, S> {
             let l = self.eq_const(b, &c)?;
             return self.clause_under(guard, &[l]);
         }
+        if let (Some((lo_a, hi_a)), Some((lo_b, hi_b))) = (self.order_range(a), self.order_range(b))
+        {
+            // Order encodings: a = b iff a ≥ t ⇔ b ≥ t for every t.
+            for t in lo_a.min(lo_b)..=hi_a.max(hi_b) + 1 {
+                let (x, y) = (self.ge_const(a, t)?, self.ge_const(b, t)?);
+                self.clause_under(guard, &[!x, y])?;
+                self.clause_under(guard, &[x, !y])?;
+            }
+            return Ok(());
+        }
         for (v, lb) in self.vals(b)? {
             if lb == !self.top() {
                 continue;
@@ -702,6 +729,17 @@ impl<S: Sink> Unroller<'_, S> {
                 self.assert_under(&Self::with(guard, a), b, at)
             }
             Expr::Or(xs) => {
+                // `a | (b & c)`: assert `b & c` under `!a` (no variable for
+                // the conjunction).
+                if let Some(i) = xs.iter().position(is_conjunction) {
+                    let mut g = guard.to_vec();
+                    for (j, x) in xs.iter().enumerate() {
+                        if j != i {
+                            g.push(!self.lit(x, at)?);
+                        }
+                    }
+                    return self.assert_under(&g, &xs[i], at);
+                }
                 let ls = self.lits(xs, at)?;
                 self.clause_under(guard, &ls)
             }
@@ -714,6 +752,15 @@ impl<S: Sink> Unroller<'_, S> {
                     Ok(())
                 }
                 Expr::Not(x) => self.assert_under(guard, x, at),
+                Expr::Implies(a, b) => {
+                    let (a, b) = (self.lit(a, at)?, self.lit(b, at)?);
+                    self.clause_under(guard, &[a])?;
+                    self.clause_under(guard, &[!b])
+                }
+                Expr::And(xs) => {
+                    let ls: Vec<Lit> = self.lits(xs, at)?.into_iter().map(|l| !l).collect();
+                    self.clause_under(guard, &ls)
+                }
                 _ => {
                     let l = self.lit(inner, at)?;
                     self.clause_under(guard, &[!l])
@@ -737,6 +784,24 @@ impl<S: Sink> Unroller<'_, S> {
                 let (ta, tb) = (self.term(a, at)?, self.term(b, at)?);
                 self.assert_eq_under(guard, &ta, &tb)
             }
+            Expr::Lt(a, b) | Expr::Le(a, b) => {
+                let (ta, tb) = (self.term(a, at)?, self.term(b, at)?);
+                match (self.order_range(&ta), self.order_range(&tb)) {
+                    (Some((lo, hi)), Some(_)) => {
+                        // a + gap ≤ b iff a ≥ t ⇒ b ≥ t + gap for every t.
+                        let gap = matches!(e, Expr::Lt(..)) as i64;
+                        for t in lo..=hi {
+                            let (x, y) = (self.ge_const(&ta, t)?, self.ge_const(&tb, t + gap)?);
+                            self.clause_under(guard, &[!x, y])?;
+                        }
+                        Ok(())
+                    }
+                    _ => {
+                        let l = self.lit(e, at)?;
+                        self.clause_under(guard, &[l])
+                    }
+                }
+            }
             Expr::Iff(a, b) => {
                 let (a, b) = (self.lit(a, at)?, self.lit(b, at)?);
                 self.clause_under(guard, &[!a, b])?;
@@ -748,9 +813,9 @@ impl<S: Sink> Unroller<'_, S> {
                 self.assert_under(&Self::with(guard, !c), q, at)
             }
             Expr::Case(arms) => {
-                let acts = self.case_actives(arms, at, guard)?;
-                for (a, (_, v)) in acts.into_iter().zip(arms) {
-                    self.assert_under(&Self::with(guard, a), v, at)?;
+                let conds = self.case_conditions(arms, at, guard)?;
+                for (cond, (_, v)) in conds.iter().zip(arms) {
+                    self.assert_under(&[guard, cond].concat(), v, at)?;
                 }
                 Ok(())
             }
@@ -767,6 +832,16 @@ impl<S: Sink> Unroller<'_, S> {
                 self.clause_under(guard, &[l])
             }
         }
+    }
+}
+
+/// Whether asserting `e` splits into several clauses (so that inside a
+/// disjunction it is better asserted under the other disjuncts' negation).
+fn is_conjunction(e: &Expr) -> bool {
+    match e {
+        Expr::And(_) | Expr::Implies(..) | Expr::Iff(..) | Expr::Case(_) | Expr::Ite(..) => true,
+        Expr::Not(inner) => matches!(inner.as_ref(), Expr::Or(_) | Expr::Implies(..)),
+        _ => false,
     }
 }
 
@@ -816,16 +891,6 @@ fn subsets(xs: &[Lit], k: usize) -> Vec<Vec<Lit>> {
     }
 }
 
-/// Whether a case is a transition table: every arm's value is constant,
-/// except maybe a final `TRUE : x` after guards `x = c1`, `x = c2`, ….
-fn table_like(arms: &[(Expr, Expr)]) -> bool {
-    let subject = exclusive_subject(arms);
-    arms.iter().enumerate().all(|(i, (_, v))| {
-        constant_values(v).is_some()
-            || (i + 1 == arms.len() && subject.as_ref().is_some_and(|(s, _)| *s == v))
-    })
-}
-
 /// The values of a constant assignment right-hand side (a constant or a
 /// set of constants).
 fn constant_values(e: &Expr) -> Option<Vec<&Value>> {
@@ -842,48 +907,34 @@ fn constant_values(e: &Expr) -> Option<Vec<&Value>> {
     }
 }
 
-/// For a case whose guards are `x = c1`, `x = c2`, … (distinct constants)
-/// and possibly a final `TRUE`: the subject `x` and the constants.
-fn exclusive_subject(arms: &[(Expr, Expr)]) -> Option<(&Expr, HashSet<Value>)> {
-    if !exclusive_guards(arms) {
-        return None;
-    }
-    let mut subject = None;
-    let mut taken = HashSet::new();
-    for (g, _) in arms {
-        if let Expr::Eq(a, b) = g {
-            let (x, c) = match (a.as_ref(), b.as_ref()) {
-                (Expr::Const(c), x) | (x, Expr::Const(c)) => (x, c),
-                _ => return None,
-            };
-            subject = Some(x);
-            taken.insert(c.clone());
-        }
-    }
-    Some((subject?, taken))
-}
-
-/// Whether the guards (all but a final `TRUE`) are equalities of one
-/// variable (current or next) with pairwise distinct constants.
-fn exclusive_guards(arms: &[(Expr, Expr)]) -> bool {
-    let n = arms.len();
-    let body = match arms.last() {
-        Some((Expr::Const(Value::Bool(true)), _)) => &arms[..n - 1],
-        _ => arms,
-    };
+/// The arms of a case split into runs (as index ranges): a run is either
+/// one arm, or consecutive arms whose guards are equalities of one
+/// variable (current or next) with pairwise distinct constants, so that
+/// at most one guard of the run holds.
+fn exclusive_runs(arms: &[(Expr, Expr)]) -> Vec<std::ops::Range<usize>> {
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
     let mut subject: Option<&Expr> = None;
-    let mut seen: HashSet<&Value> = HashSet::with_capacity(body.len());
-    for (g, _) in body {
-        let Expr::Eq(a, b) = g else { return false };
-        let (x, c) = match (a.as_ref(), b.as_ref()) {
-            (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c))
-            | (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => (x, c),
-            _ => return false,
+    let mut seen: HashSet<&Value> = HashSet::new();
+    for (i, (g, _)) in arms.iter().enumerate() {
+        let eq = match g {
+            Expr::Eq(a, b) => match (a.as_ref(), b.as_ref()) {
+                (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c))
+                | (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => Some((x, c)),
+                _ => None,
+            },
+            _ => None,
         };
-        if subject.is_some_and(|s| s != x) || !seen.insert(c) {
-            return false;
+        match (eq, runs.last_mut()) {
+            (Some((x, c)), Some(run)) if subject == Some(x) && !seen.contains(c) => {
+                seen.insert(c);
+                run.end = i + 1;
+            }
+            _ => {
+                subject = eq.map(|(x, _)| x);
+                seen = eq.map(|(_, c)| c).into_iter().collect();
+                runs.push(i..i + 1);
+            }
         }
-        subject = Some(x);
     }
-    true
+    runs
 }

@@ -131,6 +131,8 @@ pub(crate) trait Backend: Sink {
     fn solve(&mut self, assumptions: &[Lit]) -> Result<Answer, BmcError>;
     /// The value of `var` in the last model.
     fn value(&self, var: Var) -> Result<bool, BmcError>;
+    /// Conflicts so far (a load-independent measure of solver effort).
+    fn conflicts(&self) -> u64;
 }
 
 /// Makes the backend named by `kind`, watched by `watch`.
@@ -213,6 +215,11 @@ impl Backend for Batsat {
             self.solver.lit_val(var.pos_lit()).map_err(solver_err)?,
         ))
     }
+
+    fn conflicts(&self) -> u64 {
+        use batsat::SolverInterface;
+        self.solver.batsat_ref().num_conflicts()
+    }
 }
 
 /// CaDiCaL (C++, behind the `cadical` feature).
@@ -261,5 +268,10 @@ impl Backend for Cadical {
         Ok(read(
             self.solver.lit_val(var.pos_lit()).map_err(solver_err)?,
         ))
+    }
+
+    fn conflicts(&self) -> u64 {
+        use rustsat::solvers::GetInternalStats;
+        self.solver.conflicts() as u64
     }
 }

@@ -8,7 +8,12 @@ use std::time::Duration;
 use super::*;
 use crate::ir::{Assign, Constraint, Domain, Expr, Value};
 
-const ENCODINGS: [Encoding; 3] = [Encoding::OneHot, Encoding::Order, Encoding::Log];
+const ENCODINGS: [Encoding; 4] = [
+    Encoding::OneHot,
+    Encoding::Order,
+    Encoding::Log,
+    Encoding::Auto,
+];
 
 fn opts(enc: Encoding) -> BmcOptions {
     BmcOptions {

@@ -10,17 +10,58 @@
 //!
 //! Invariants: every non-boolean variable copy satisfies "exactly one
 //! value" in every model (the encoding's own clauses guarantee it);
-//! frozen variables have a single copy, shared by all steps; SAT variable
-//! 0 is the constant `TRUE` (asserted by a unit clause).
+//! frozen variables have a single copy, shared by all steps, and
+//! invariants over frozen variables only are asserted once; a variable
+//! whose assignments force its value at a step (see [`super::analyse`])
+//! is that constant there, with no SAT variable; SAT variable 0 is the
+//! constant `TRUE` (asserted by a unit clause).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use rustsat::types::{Lit, Var};
 
+use super::analyse;
 use super::cnf::{Label, Meaning, Sink};
 use super::expr::{At, Fail, Term};
 use super::{BmcError, Encoding};
 use crate::ir::{Domain, System, Trace, Value, VarId};
+
+/// A fast hasher for the unroller's caches, whose keys are literal lists
+/// and small integers (FxHash's mixing step; no untrusted keys to resist).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct FxHasher(u64);
+
+impl FxHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.add(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.add(i as u64);
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.add(i);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.add(i as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A hash map with [`FxHasher`].
+pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
 
 /// The SAT form of one variable at one step.
 #[derive(Clone, Debug)]
@@ -32,41 +73,75 @@ pub(crate) enum Copy {
     Order(Vec<Lit>),
     /// The value's index in binary, least significant bit first.
     Log(Vec<Lit>),
+    /// Forced by the assignments: the domain's `i`-th value.
+    Const(usize),
 }
 
 /// The unroller; owns its clause sink (a solver or a clause log).
 pub(crate) struct Unroller<'s, S: Sink> {
     pub sys: &'s System,
     pub sink: S,
-    enc: Encoding,
+    /// The encoding of each variable ([`Encoding::Auto`] resolved).
+    encodings: Vec<Encoding>,
+    /// Per INVAR: whether it reads frozen variables only.
+    invar_once: Vec<bool>,
+    /// The values forced at each step so far.
+    forced: Vec<Vec<Option<Value>>>,
     n_vars: u32,
     n_clauses: usize,
     top: Lit,
     /// `copies[step][var]`; frozen variables at steps > 0 are not stored.
     copies: Vec<Vec<Option<Copy>>>,
     /// AND gates by their (sorted) inputs.
-    gates: HashMap<Vec<Lit>, Lit>,
+    gates: FxMap<Vec<Lit>, Lit>,
     /// DEFINEs compiled at a step.
-    pub(crate) defines: HashMap<(u32, At), Term>,
+    pub(crate) defines: FxMap<(u32, At), Term>,
     /// The goal literal per step (only when asked for).
-    goals: HashMap<usize, Lit>,
+    goals: FxMap<usize, Lit>,
+    /// What each init and next assignment reads (for forced values).
+    reads: analyse::AssignReads,
+    /// A reusable buffer for clauses.
+    scratch: Vec<Lit>,
     labels: Vec<Label>,
+    /// Forced values, for the DIMACS comments: `(var, step, value)`.
+    fixed: Vec<(VarId, usize, Value)>,
 }
 
 impl<'s, S: Sink> Unroller<'s, S> {
     pub fn new(sys: &'s System, enc: Encoding, sink: S) -> Result<Self, BmcError> {
+        let ordered = match enc {
+            Encoding::Auto => analyse::ordered_vars(sys),
+            _ => Default::default(),
+        };
+        let encodings = (0..sys.vars.len() as u32)
+            .map(|i| match enc {
+                Encoding::Auto if ordered.contains(&VarId(i)) => Encoding::Order,
+                Encoding::Auto => Encoding::OneHot,
+                e => e,
+            })
+            .collect();
+        let invar_once = sys
+            .invar
+            .iter()
+            .map(|c| analyse::frozen_only(sys, &c.expr))
+            .collect();
         let mut u = Unroller {
             sys,
             sink,
-            enc,
+            encodings,
+            invar_once,
+            forced: Vec::new(),
             n_vars: 0,
             n_clauses: 0,
             top: Var::new(0).pos_lit(),
             copies: Vec::new(),
-            gates: HashMap::new(),
-            defines: HashMap::new(),
-            goals: HashMap::new(),
+            gates: FxMap::default(),
+            defines: FxMap::default(),
+            goals: FxMap::default(),
+            reads: analyse::AssignReads::new(sys),
+            scratch: Vec::new(),
             labels: Vec::new(),
+            fixed: Vec::new(),
         };
         u.top = u.fresh();
         u.n_clauses = 1;
@@ -86,6 +161,11 @@ impl<'s, S: Sink> Unroller<'s, S> {
         &self.labels
     }
 
+    /// The forced values: `(var, step, value)`.
+    pub fn fixed(&self) -> &[(VarId, usize, Value)] {
+        &self.fixed
+    }
+
     pub fn top(&self) -> Lit {
         self.top
     }
@@ -100,24 +180,35 @@ impl<'s, S: Sink> Unroller<'s, S> {
     /// clause with a true literal or a complementary pair is skipped, an
     /// empty one becomes `¬TRUE`.
     pub fn clause(&mut self, lits: &[Lit]) -> Result<(), BmcError> {
-        let mut c: Vec<Lit> = Vec::with_capacity(lits.len());
-        for &l in lits {
-            if l == self.top {
-                return Ok(());
-            }
-            if l == !self.top || c.contains(&l) {
-                continue;
-            }
-            if c.contains(&!l) {
-                return Ok(());
-            }
-            c.push(l);
+        self.add_clause_under(&[], lits)
+    }
+
+    /// Adds the clause `¬guard₁ ∨ … ∨ lits` ("the guard implies the
+    /// disjunction"), simplified as [`Unroller::clause`] does.
+    pub fn add_clause_under(&mut self, guard: &[Lit], lits: &[Lit]) -> Result<(), BmcError> {
+        let top = self.top;
+        if lits.contains(&top) || guard.contains(&!top) {
+            return Ok(());
         }
+        let mut c = std::mem::take(&mut self.scratch);
+        c.clear();
+        c.extend(guard.iter().map(|&l| !l).filter(|&l| l != !top));
+        c.extend(lits.iter().copied().filter(|&l| l != !top));
+        // Sorting puts duplicates and complementary pairs side by side.
+        c.sort_unstable();
+        c.dedup();
+        let tautology = c.windows(2).any(|w| w[0] == !w[1]);
         if c.is_empty() {
             c.push(!self.top);
         }
-        self.n_clauses += 1;
-        self.sink.add_clause(&c)
+        let result = if tautology {
+            Ok(())
+        } else {
+            self.n_clauses += 1;
+            self.sink.add_clause(&c)
+        };
+        self.scratch = c;
+        result
     }
 
     /// A literal equivalent to the conjunction of `lits` (cached).
@@ -178,23 +269,39 @@ impl<'s, S: Sink> Unroller<'s, S> {
 
     fn add_frame(&mut self) -> Result<(), BmcError> {
         let step = self.copies.len();
+        let forced =
+            analyse::forced_values(self.sys, &self.reads, self.forced.last().map(Vec::as_slice));
         let mut frame = Vec::with_capacity(self.sys.vars.len());
         for (i, var) in self.sys.vars.iter().enumerate() {
+            let id = VarId(i as u32);
             if var.frozen && step > 0 {
                 frame.push(None);
                 continue;
             }
-            let copy = self.new_copy(&var.domain)?;
-            self.label_copy(VarId(i as u32), step, &var.domain, &copy);
+            let copy = match forced[i].as_ref().and_then(|v| index_of(&var.domain, v)) {
+                Some(index) => {
+                    self.fixed.push((id, step, nth_value(&var.domain, index)));
+                    Copy::Const(index)
+                }
+                None => {
+                    let copy = self.new_copy(&var.domain, self.encodings[i])?;
+                    self.label_copy(id, step, &var.domain, &copy);
+                    copy
+                }
+            };
             frame.push(Some(copy));
         }
         self.copies.push(frame);
+        self.forced.push(forced);
         let sys = self.sys;
         let here = At {
             cur: step,
             next: None,
         };
-        for c in &sys.invar {
+        for (i, c) in sys.invar.iter().enumerate() {
+            if self.invar_once[i] && step > 0 {
+                continue;
+            }
             self.assert(&c.expr, here)
                 .map_err(|why| encode_err(step, &format!("INVAR `{}`", c.label), why))?;
         }
@@ -228,12 +335,12 @@ impl<'s, S: Sink> Unroller<'s, S> {
         Ok(())
     }
 
-    fn new_copy(&mut self, dom: &Domain) -> Result<Copy, BmcError> {
+    fn new_copy(&mut self, dom: &Domain, enc: Encoding) -> Result<Copy, BmcError> {
         let n = dom.size();
         if matches!(dom, Domain::Bool) {
             return Ok(Copy::Bool(self.fresh()));
         }
-        let copy = match self.enc {
+        let copy = match enc {
             Encoding::OneHot => {
                 let eq: Vec<Lit> = if n == 1 {
                     vec![self.top]
@@ -254,7 +361,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 }
                 Copy::Order(ge)
             }
-            Encoding::Log => {
+            Encoding::Log | Encoding::Auto => {
                 if n == 0 {
                     self.clause(&[])?;
                 }
@@ -340,6 +447,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
                     push(*l, Meaning::Bit(i));
                 }
             }
+            Copy::Const(_) => {}
         }
     }
 
@@ -359,6 +467,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             return Ok(!self.top);
         }
         match self.copy(var, step).clone() {
+            Copy::Const(j) => Ok(if i == j { self.top } else { !self.top }),
             Copy::Bool(l) => Ok(if i == 1 { l } else { !l }),
             Copy::OneHot(eq) => Ok(eq[i]),
             Copy::Order(ge) => {
@@ -386,8 +495,10 @@ impl<'s, S: Sink> Unroller<'s, S> {
         if i >= n {
             return Ok(!self.top);
         }
-        if let Copy::Order(ge) = self.copy(var, step) {
-            return Ok(ge[i - 1]);
+        match self.copy(var, step) {
+            Copy::Order(ge) => return Ok(ge[i - 1]),
+            Copy::Const(j) => return Ok(if *j >= i { self.top } else { !self.top }),
+            _ => {}
         }
         let lits = (i..n)
             .map(|j| self.eq_index(var, step, j))
@@ -399,7 +510,11 @@ impl<'s, S: Sink> Unroller<'s, S> {
     pub fn var_term(&self, var: VarId, step: usize) -> Term {
         match self.copy(var, step) {
             Copy::Bool(l) => Term::Bool(*l),
-            _ => Term::Var(var, step),
+            Copy::Const(i) => match nth_value(&self.sys.var(var).domain, *i) {
+                Value::Bool(b) => Term::Bool(if b { self.top } else { !self.top }),
+                v => Term::Vals(vec![(v, self.top)]),
+            },
+            _ => Term::Var(var, step, 0),
         }
     }
 
@@ -465,6 +580,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
                     why: why.to_string(),
                 };
                 let index = match self.copy(VarId(i as u32), step) {
+                    Copy::Const(j) => *j,
                     Copy::Bool(l) => lit_val(*l)? as usize,
                     Copy::OneHot(eq) => {
                         let mut on = Vec::new();
@@ -529,6 +645,15 @@ fn bits_for(n: usize) -> usize {
         w += 1;
     }
     w
+}
+
+/// The `i`-th value of a domain (`i` within it).
+pub(crate) fn nth_value(dom: &Domain, i: usize) -> Value {
+    match dom {
+        Domain::Bool => Value::Bool(i == 1),
+        Domain::Range { lo, .. } => Value::Int(lo + i as i64),
+        Domain::Enum(syms) => Value::Sym(syms[i].clone()),
+    }
 }
 
 /// 0-based index of `value` in `dom`, if it is there.

@@ -28,6 +28,7 @@ pub mod compile;
 pub mod decode;
 pub mod parse;
 pub mod render;
+pub mod strengthen;
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,0 +1,370 @@
+//! Redundant constraints for grid path puzzles: facts true of every
+//! solution that the core model leaves for the engine to discover.
+//!
+//! Input: a [`Puzzle`] and the [`GridVars`] of its core model. Output:
+//! extra variables and INVAR constraints added to the [`System`], so that
+//! every engine (the SMV models as much as the bounded model checker)
+//! sees them. Each extra is an [`Extra`] for [`CompileOptions::extras`];
+//! [`options`] builds the options from names (`distance`, `order`).
+//!
+//! Invariants: an extra keeps every solution a solution and adds no new
+//! one (its new variables are functions of the path: `rank[i]` is the
+//! 1-based step at which cell `i` is visited, `succ_i` the direction of
+//! the move out of it), so solution counts over `pos` are unchanged.
+//! Distances are shortest-path lengths between open cells (at least the
+//! Manhattan or king distance); on orthogonal grids, which are bipartite,
+//! the step of a cell also has a fixed parity.
+
+use std::collections::VecDeque;
+
+use thiserror::Error;
+
+use super::compile::{CompileOptions, Extra, GridVars};
+use super::{CellId, Puzzle, Variant};
+use crate::ir::{Constraint, Domain, Expr, System, VarId};
+
+/// The extras by name, in the order [`options`] applies them.
+pub const EXTRAS: &[(&str, Extra)] = &[("distance", distance), ("order", path_order)];
+
+/// An extra name that is not in [`EXTRAS`].
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("unknown redundant constraint set `{0}` (expected one of: distance, order)")]
+pub struct UnknownExtra(pub String);
+
+/// Compile options with the named extras (and the core model's defaults).
+pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
+    let mut opts = CompileOptions::default();
+    for name in names {
+        let (_, extra) = EXTRAS
+            .iter()
+            .find(|(n, _)| n == name)
+            .ok_or_else(|| UnknownExtra(name.to_string()))?;
+        opts.extras.push(*extra);
+    }
+    Ok(opts)
+}
+
+/// Shortest-path lengths (in moves) from `from` to every open cell;
+/// `None` when unreachable.
+fn distances(p: &Puzzle, from: CellId) -> Vec<Option<usize>> {
+    let mut dist = vec![None; p.open_count()];
+    dist[from.index()] = Some(0);
+    let mut queue = VecDeque::from([from]);
+    while let Some(c) = queue.pop_front() {
+        let d = dist[c.index()].unwrap_or(0);
+        for n in p.neighbours(c) {
+            if dist[n.index()].is_none() {
+                dist[n.index()] = Some(d + 1);
+                queue.push_back(n);
+            }
+        }
+    }
+    dist
+}
+
+/// For every cell, the 1-based steps it can be visited at, as far as the
+/// givens tell: at least `d` steps away from a number `k` that is `d` moves
+/// away (numbrix/hidato), or from the first and last waypoint (waypoint);
+/// of the right parity on orthogonal grids.
+fn windows(p: &Puzzle) -> Vec<Vec<bool>> {
+    let n = p.open_count();
+    let mut ok = vec![vec![true; n + 1]; n];
+    for row in &mut ok {
+        row[0] = false;
+    }
+    let bipartite = !p.variant.diagonal();
+    // Anchors: (step, cell). Waypoints fix only the first and last step.
+    let anchors: Vec<(usize, CellId)> = match p.variant {
+        Variant::Waypoint => [p.start().map(|c| (1, c)), p.end().map(|c| (n, c))]
+            .into_iter()
+            .flatten()
+            .collect(),
+        _ => p
+            .givens()
+            .into_iter()
+            .map(|(k, c)| (k as usize, c))
+            .collect(),
+    };
+    for (k, at) in anchors {
+        let dist = distances(p, at);
+        for c in 0..n {
+            let Some(d) = dist[c] else {
+                ok[c].iter_mut().for_each(|x| *x = false);
+                continue;
+            };
+            for (s, allowed) in ok[c].iter_mut().enumerate().skip(1) {
+                let gap = s.abs_diff(k);
+                // The anchor's own cell is at the anchor's step only.
+                if gap < d || (d == 0 && gap > 0) || (bipartite && (gap - d) % 2 == 1) {
+                    *allowed = false;
+                }
+            }
+        }
+    }
+    ok
+}
+
+fn cell(c: CellId) -> Expr {
+    Expr::int(c.0 as i64)
+}
+
+/// `distance`: a cell `d` moves from a given number `k` is not visited at
+/// a step closer than `d` to `k`, nor (waypoint) closer to the start or
+/// the end than its distance to them, and on orthogonal grids only at
+/// steps of the right parity: `pos = c -> !(step in {…})`. Numbered cells
+/// of numbrix/hidato are pinned by the core model already.
+pub fn distance(p: &Puzzle, v: &GridVars, sys: &mut System) {
+    let step = v.step;
+    for (c, allowed) in windows(p).into_iter().enumerate() {
+        if p.variant != Variant::Waypoint && p.number(CellId(c as u32)).is_some() {
+            continue; // pinned by the core model
+        }
+        let banned: Vec<Expr> = (1..allowed.len())
+            .filter(|&s| !allowed[s])
+            .map(|s| Expr::int(s as i64))
+            .collect();
+        if banned.is_empty() {
+            continue;
+        }
+        sys.invar.push(Constraint {
+            label: format!("distance: steps cell {c} cannot be visited at"),
+            expr: Expr::implies(
+                Expr::eq(Expr::var(v.pos), cell(CellId(c as u32))),
+                Expr::negate(Expr::is_in(Expr::var(step), banned)),
+            ),
+        });
+    }
+}
+
+/// The direction name of the move from `a` to the adjacent `b`.
+fn direction(p: &Puzzle, a: CellId, b: CellId) -> String {
+    let (x, y) = (p.coord(a), p.coord(b));
+    let ns = match y.row.cmp(&x.row) {
+        std::cmp::Ordering::Less => "n",
+        std::cmp::Ordering::Greater => "s",
+        std::cmp::Ordering::Equal => "",
+    };
+    let ew = match y.col.cmp(&x.col) {
+        std::cmp::Ordering::Less => "w",
+        std::cmp::Ordering::Greater => "e",
+        std::cmp::Ordering::Equal => "",
+    };
+    format!("{ns}{ew}")
+}
+
+const END: &str = "end";
+
+fn int(i: usize) -> Expr {
+    Expr::int(i as i64)
+}
+
+fn invar(sys: &mut System, label: String, expr: Expr) {
+    sys.invar.push(Constraint { label, expr });
+}
+
+/// `order`: the path as a successor function and a rank. Frozen
+/// `rank[i] : 1..n` is the step at which cell `i` is visited and frozen
+/// `succ_i` the direction of the move out of it (`end` on the last cell):
+/// a move adds one to the rank; every cell but the first has exactly one
+/// predecessor; ranks respect the givens (numbrix/hidato) or the order of
+/// the waypoints with the distance between them (waypoint), the distance
+/// windows of `distance`; `pos = i <-> rank[i] = step` and
+/// `visited[i] <-> rank[i] <= step` tie them to the path.
+///
+/// This is the Miller–Tucker–Zemlin view of a Hamiltonian path, channelled
+/// to the step-by-step one: a SAT solver reasons on both.
+pub fn path_order(p: &Puzzle, v: &GridVars, sys: &mut System) {
+    let n = p.open_count();
+    let cells: Vec<CellId> = (0..n as u32).map(CellId).collect();
+    let rank = sys.add_family(
+        "rank",
+        n,
+        Domain::Range {
+            lo: 1,
+            hi: n as i64,
+        },
+        true,
+    );
+    let succ: Vec<VarId> = cells
+        .iter()
+        .map(|&c| {
+            let mut dirs: Vec<String> = p
+                .neighbours(c)
+                .into_iter()
+                .map(|d| direction(p, c, d))
+                .collect();
+            dirs.push(END.into());
+            sys.add_var(format!("succ_{}", c.0), Domain::Enum(dirs), true)
+        })
+        .collect();
+    let r = |c: CellId| Expr::var(rank[c.index()]);
+    let goes =
+        |a: CellId, b: CellId| Expr::eq(Expr::var(succ[a.index()]), Expr::sym(&direction(p, a, b)));
+    for &c in &cells {
+        for d in p.neighbours(c) {
+            invar(
+                sys,
+                format!("order: a move {} -> {} adds one to the rank", c.0, d.0),
+                Expr::implies(
+                    goes(c, d),
+                    Expr::eq(r(d), Expr::Add(vec![r(c), Expr::int(1)])),
+                ),
+            );
+            if c < d {
+                invar(
+                    sys,
+                    format!("order: no move back and forth between {} and {}", c.0, d.0),
+                    Expr::negate(Expr::And(vec![goes(c, d), goes(d, c)])),
+                );
+            }
+        }
+        invar(
+            sys,
+            format!("order: only the last cell has no successor ({})", c.0),
+            Expr::iff(
+                Expr::eq(Expr::var(succ[c.index()]), Expr::sym(END)),
+                Expr::eq(r(c), int(n)),
+            ),
+        );
+        let preds: Vec<Expr> = p.neighbours(c).into_iter().map(|d| goes(d, c)).collect();
+        invar(
+            sys,
+            format!("order: at most one predecessor ({})", c.0),
+            Expr::le(Expr::Count(preds.clone()), Expr::int(1)),
+        );
+        invar(
+            sys,
+            format!(
+                "order: every cell but the first has a predecessor ({})",
+                c.0
+            ),
+            Expr::implies(
+                Expr::lt(Expr::int(1), r(c)),
+                Expr::le(Expr::int(1), Expr::Count(preds)),
+            ),
+        );
+    }
+    add_rank_givens(p, &rank, sys);
+    for (c, allowed) in windows(p).into_iter().enumerate() {
+        let steps: Vec<usize> = (1..=n).filter(|&s| allowed[s]).collect();
+        let (Some(&lo), Some(&hi)) = (steps.first(), steps.last()) else {
+            invar(sys, format!("order: cell {c} is unreachable"), Expr::f());
+            continue;
+        };
+        let x = Expr::var(rank[c]);
+        let banned: Vec<Expr> = (lo..=hi).filter(|&s| !allowed[s]).map(int).collect();
+        let mut window = vec![Expr::le(int(lo), x.clone()), Expr::le(x.clone(), int(hi))];
+        if !banned.is_empty() {
+            window.push(Expr::negate(Expr::is_in(x, banned)));
+        }
+        invar(
+            sys,
+            format!("order: the steps cell {c} can have"),
+            Expr::And(window),
+        );
+    }
+    let step = Expr::var(v.step);
+    for &c in &cells {
+        invar(
+            sys,
+            format!("order: pos = {0} <-> rank[{0}] = step", c.0),
+            Expr::iff(
+                Expr::eq(Expr::var(v.pos), cell(c)),
+                Expr::eq(r(c), step.clone()),
+            ),
+        );
+        invar(
+            sys,
+            format!("order: visited[{0}] <-> rank[{0}] <= step", c.0),
+            Expr::iff(
+                Expr::var(v.visited[c.index()]),
+                Expr::le(r(c), step.clone()),
+            ),
+        );
+    }
+}
+
+/// Ranks of the givens: numbrix/hidato pin them; waypoints come in order,
+/// at least their distance apart, from step 1 to step `n`.
+fn add_rank_givens(p: &Puzzle, rank: &[VarId], sys: &mut System) {
+    let givens = p.givens();
+    let r = |c: CellId| Expr::var(rank[c.index()]);
+    if p.variant != Variant::Waypoint {
+        for &(k, c) in &givens {
+            invar(
+                sys,
+                format!("order: number {k} is the {k}-th cell"),
+                Expr::eq(r(c), Expr::int(k as i64)),
+            );
+        }
+        return;
+    }
+    for pair in givens.windows(2) {
+        let ((a, x), (b, y)) = (pair[0], pair[1]);
+        let gap = distances(p, x)[y.index()].unwrap_or(p.open_count());
+        invar(
+            sys,
+            format!("order: waypoint {b} at least {gap} steps after waypoint {a}"),
+            Expr::le(Expr::Add(vec![r(x), int(gap)]), r(y)),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grid::{compile::compile_model, parse};
+
+    #[test]
+    fn windows_keep_distance_and_parity_from_the_givens() {
+        // 1x5 numbrix with 3 in the middle: the ends are steps 1 and 5.
+        let p = parse::parse("variant: numbrix\n. . 3 . .\n").unwrap();
+        let w = windows(&p);
+        let steps = |c: usize| (1..=5).filter(|&s| w[c][s]).collect::<Vec<_>>();
+        assert_eq!(steps(0), [1, 5]);
+        assert_eq!(steps(1), [2, 4]);
+        assert_eq!(steps(2), [3]);
+    }
+
+    #[test]
+    fn extras_keep_the_solutions_of_small_puzzles() {
+        for text in [
+            "variant: waypoint\n1 . .\n. . .\n. . 2\n",
+            "variant: numbrix\n1 . .\n. . .\n. . 9\n",
+            "variant: hidato\n. . 1\n. . .\n",
+        ] {
+            let p = parse::parse(text).unwrap();
+            let (plain, _) = compile_model(&p, &CompileOptions::default());
+            for names in [&["distance"][..], &["order"], &["distance", "order"]] {
+                let (strong, _) = compile_model(&p, &options(names).unwrap());
+                let count = |sys: &System| {
+                    crate::bmc::solve(
+                        sys,
+                        &crate::bmc::BmcOptions {
+                            count: Some(0),
+                            ..Default::default()
+                        },
+                    )
+                    .unwrap()
+                    .found()
+                };
+                assert_eq!(count(&plain), count(&strong), "{names:?} on {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_names_are_refused() {
+        assert_eq!(options(&["magic"]), Err(UnknownExtra("magic".into())));
+        assert_eq!(options(&["order"]).unwrap().extras.len(), 1);
+    }
+
+    #[test]
+    fn direction_names() {
+        let p = parse::parse("variant: hidato\n1 . .\n. . .\n").unwrap();
+        let id = |r, c| p.cell_id(crate::grid::Coord::new(r, c)).unwrap();
+        assert_eq!(direction(&p, id(0, 0), id(0, 1)), "e");
+        assert_eq!(direction(&p, id(1, 1), id(0, 0)), "nw");
+        assert_eq!(direction(&p, id(0, 2), id(1, 2)), "s");
+    }
+}

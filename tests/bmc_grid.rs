@@ -1,0 +1,120 @@
+//! The bounded model checker on grid puzzles: every puzzle in
+//! `models/grid/` is solved and verified by the puzzle's own checker; and
+//! `bench_grid` (ignored; run by `scripts/bench-grid.sh` in release mode)
+//! prints one measurement line per puzzle.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use checkmate::bmc::{self, BmcOptions, Encoding, SolverKind, Status};
+use checkmate::grid::{self, compile::compile_model, strengthen, CompileOptions, Puzzle};
+
+fn load(path: &Path) -> Puzzle {
+    let text = std::fs::read_to_string(path).unwrap();
+    grid::parse(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Decodes and checks every trace with the puzzle's own checker.
+fn verify(puzzle: &Puzzle, r: &bmc::BmcResult) {
+    for t in &r.traces {
+        let sol = grid::decode(puzzle, t).unwrap();
+        grid::check(puzzle, &sol).unwrap();
+    }
+}
+
+#[test]
+fn every_model_puzzle_is_solved_and_verified() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir("models/grid").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "txt") {
+            continue;
+        }
+        let puzzle = load(&path);
+        let sys = grid::compile(&puzzle);
+        let r = bmc::solve(
+            &sys,
+            &BmcOptions {
+                count: Some(2),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let name = path.display();
+        assert_ne!(r.status, Status::Unknown, "{name}");
+        assert_eq!(r.bound, puzzle.open_count() - 1, "{name}");
+        verify(&puzzle, &r);
+        seen += 1;
+    }
+    assert!(seen > 0);
+}
+
+/// One line per puzzle, tab-separated:
+/// `file open bound vars clauses first_ms unique_ms status found unique`.
+/// Puzzles from `BENCH_PUZZLES` (comma-separated paths); options from
+/// `BENCH_ENCODING`, `BENCH_SOLVER`, `BENCH_TIMEOUT` (seconds),
+/// `BENCH_STUTTER` (0/1), `BENCH_STRENGTHEN` (comma-separated names).
+#[test]
+#[ignore]
+fn bench_grid() {
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let encoding: Encoding =
+        var("BENCH_ENCODING").map_or(Encoding::default(), |e| e.parse().unwrap());
+    let solver: SolverKind =
+        var("BENCH_SOLVER").map_or(SolverKind::default(), |e| e.parse().unwrap());
+    let timeout =
+        Duration::from_secs_f64(var("BENCH_TIMEOUT").map_or(60.0, |t| t.parse().unwrap()));
+    let stutter = var("BENCH_STUTTER").is_none_or(|s| s != "0");
+    let puzzles = var("BENCH_PUZZLES").expect("BENCH_PUZZLES");
+    for file in puzzles.split(',') {
+        let puzzle = load(Path::new(file));
+        let names = var("BENCH_STRENGTHEN").unwrap_or_default();
+        let names: Vec<&str> = names.split(',').filter(|n| !n.is_empty()).collect();
+        let opts = CompileOptions {
+            stutter,
+            ..strengthen::options(&names).unwrap()
+        };
+        let (sys, _) = compile_model(&puzzle, &opts);
+        let started = Instant::now();
+        let encoded = std::sync::Arc::new(std::sync::Mutex::new(Duration::ZERO));
+        let mark = encoded.clone();
+        let r = bmc::solve(
+            &sys,
+            &BmcOptions {
+                count: Some(2),
+                encoding,
+                solver,
+                timeout: Some(timeout),
+                progress: Some(std::sync::Arc::new(move |p: &bmc::Progress| {
+                    if p.phase == bmc::Phase::Encoded {
+                        *mark.lock().unwrap() = p.elapsed;
+                    }
+                })),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let encoded = *encoded.lock().unwrap();
+        let total = started.elapsed();
+        verify(&puzzle, &r);
+        let ms = |d: Duration| format!("{:.1}", d.as_secs_f64() * 1e3);
+        println!(
+            "BENCH\t{file}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+            puzzle.open_count(),
+            r.bound,
+            r.vars,
+            r.clauses,
+            r.time_to_first.map_or("-".into(), ms),
+            if r.unique.is_some() {
+                ms(total)
+            } else {
+                "-".into()
+            },
+            r.status,
+            r.found(),
+            r.unique.map_or("-".into(), |u| u.to_string()),
+            r.conflicts,
+            ms(encoded),
+        );
+    }
+}
