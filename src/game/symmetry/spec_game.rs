@@ -56,6 +56,9 @@ use crate::game::table::Table;
 /// `scripts/bench-optimal.sh`).
 pub const MIN_SET: usize = 8;
 
+/// Default of [`SpecSymmetry::max_share`].
+pub const MAX_SHARE: f64 = 0.1;
+
 /// Phase 1 gives up at a node past this many experiments (then every
 /// experiment is a candidate).
 const PHASE1_LIMIT: usize = 1 << 22;
@@ -89,6 +92,13 @@ pub struct SpecSymmetry<'s> {
     local: Vec<Vec<u8>>,
     /// Sets below this size get no reduction.
     pub min_set: usize,
+    /// The children of a node are reduced only if phase 1 kept at most
+    /// this share of the experiments there (symmetry breaks down as the
+    /// history grows: past that point phase 1 costs more than it saves).
+    pub max_share: f64,
+    /// History → whether its nodes' children are reduced (nodes where
+    /// phase 1 ran).
+    verdicts: Mutex<HashMap<Vec<u32>, bool>>,
     /// Reducers ready for use (each has its own cache; a reducer is not
     /// `Sync`, so threads take one out and put it back).
     pool: Mutex<Vec<Reducer<'s>>>,
@@ -144,6 +154,8 @@ impl<'s> SpecSymmetry<'s> {
             words,
             local,
             min_set: MIN_SET,
+            max_share: MAX_SHARE,
+            verdicts: Mutex::new(HashMap::new()),
             pool: Mutex::new(vec![red]),
         })
     }
@@ -226,7 +238,21 @@ impl Symmetry for SpecSymmetry<'_> {
         if set.len() < self.min_set {
             return None;
         }
-        self.phase1(history, set)
+        if let Some((_, parent)) = history.split_last() {
+            let mut verdicts = self.verdicts.lock().unwrap_or_else(|e| e.into_inner());
+            if verdicts.get(parent) == Some(&false) {
+                // Nor are its children.
+                verdicts.insert(history.to_vec(), false);
+                return None;
+            }
+        }
+        let found = self.phase1(history, set);
+        let share = found
+            .as_ref()
+            .map_or(1.0, |l| l.len() as f64 / self.instances.len() as f64);
+        let mut verdicts = self.verdicts.lock().unwrap_or_else(|e| e.into_inner());
+        verdicts.insert(history.to_vec(), share <= self.max_share);
+        found
     }
 }
 
