@@ -1,5 +1,10 @@
-//! Symmetry of the built-in games, used by the optimal search to try one
-//! experiment per class of equivalent experiments.
+//! Symmetry of the built-in games and of spec-file games, used by the
+//! optimal search to try one experiment per class of equivalent
+//! experiments.
+//!
+//! Spec-file games get phase 1 of the spec reduction ([`SpecSymmetry`],
+//! in `symmetry/spec_game.rs`, which says why it is sound for an optimal
+//! search); [`Counting`] wraps any symmetry to report what it kept.
 //!
 //! Input: a [`Table`] of a built-in game, the experiments played so far
 //! and the codes still possible. Output: a list of experiments such that

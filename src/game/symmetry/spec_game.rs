@@ -38,9 +38,14 @@
 //! checks that they map experiments to experiments, which the optimal
 //! value needs (see `reduce::canon`).
 //!
-//! Sets smaller than [`SpecSymmetry::min_set`] get no reduction: there
-//! symmetry has mostly broken down, and phase 1 costs more than scanning
-//! every experiment.
+//! Where phase 1 runs (a matter of speed only: every experiment is
+//! always a sound candidate list): not on sets smaller than
+//! [`SpecSymmetry::min_set`], and not below a node where phase 1 kept more
+//! than [`SpecSymmetry::max_share`] of the experiments. Symmetry breaks
+//! down as the history grows (Mastermind 4x6: phase 1 keeps 0.4 % at the
+//! root, about 25 % after one guess, over 90 % after two), and past that
+//! point a phase 1 call (about a millisecond there) costs more than the
+//! candidates it removes.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
