@@ -120,6 +120,7 @@ fi
 # symmetry (phase 1 of the spec reduction), no symmetry at all.
 # game | extra flags | expected value
 spec_cases=(
+  "mastermind:4x5||2463"
   "mastermind:4x6||5625"
   "coins:12||"
   "coins:12|--objective worst|3"
