@@ -170,3 +170,53 @@ fn spec_files_give_the_native_values() {
         assert_eq!(native[key], from_spec[key], "{game}");
     }
 }
+
+/// Spec files written with `checkmate game spec NAME`: with the spec
+/// symmetry (the default) and with `--no-reduce`, the optimum is the
+/// native one; the report says which symmetry ran and what it kept.
+#[test]
+fn spec_reduction_and_no_reduce_agree_with_the_native_values() {
+    let dir = tempfile::tempdir().unwrap();
+    for (game, objective, key, root_kept) in [
+        ("mastermind:3x3", "total", "total", 3),
+        ("black-peg:3x3", "worst", "worst", 3),
+        ("coins:5", "worst", "worst", 2),
+    ] {
+        let spec = checkmate(&["game", "spec", game]);
+        assert!(spec.status.success());
+        let path = dir.path().join(format!("{}.game", game.replace(':', "_")));
+        std::fs::write(&path, &spec.stdout).unwrap();
+        let path = path.to_str().unwrap();
+        let native = json(&["game", "optimal", game, "--objective", objective, "--json"]);
+        assert_eq!(native["reduction"]["symmetry"], "native");
+        let reduced = json(&["game", "optimal", path, "--objective", objective, "--json"]);
+        let plain = json(&[
+            "game",
+            "optimal",
+            path,
+            "--objective",
+            objective,
+            "--no-reduce",
+            "--json",
+        ]);
+        assert_eq!(native[key], reduced[key], "{game}");
+        assert_eq!(native[key], plain[key], "{game}");
+        let (r, p) = (&reduced["reduction"], &plain["reduction"]);
+        assert_eq!(r["symmetry"], "spec-phase1", "{game}");
+        assert_eq!(r["root"]["kept"], root_kept, "{game}");
+        // The worst case asks the root once per depth it tries.
+        let d0 = &r["depths"][0];
+        assert_eq!(d0["kept"], root_kept * d0["nodes"].as_u64().unwrap());
+        assert_eq!(p["symmetry"], "none");
+        assert_eq!(p["root"]["kept"], p["root"]["experiments"]);
+        assert!(p["depths"].as_array().unwrap().is_empty());
+    }
+    // The human report names the symmetry and the root's counts.
+    let out = checkmate(&["game", "optimal", "mastermind:3x3"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("symmetry native"), "{text}");
+    assert!(
+        text.contains("experiments at the root: 27 in all, 3 kept"),
+        "{text}"
+    );
+}

@@ -1,5 +1,10 @@
-//! Symmetry of the built-in games, used by the optimal search to try one
-//! experiment per class of equivalent experiments.
+//! Symmetry of the built-in games and of spec-file games, used by the
+//! optimal search to try one experiment per class of equivalent
+//! experiments.
+//!
+//! Spec-file games get phase 1 of the spec reduction ([`SpecSymmetry`],
+//! in `symmetry/spec_game.rs`, which says why it is sound for an optimal
+//! search); [`Counting`] wraps any symmetry to report what it kept.
 //!
 //! Input: a [`Table`] of a built-in game, the experiments played so far
 //! and the codes still possible. Output: a list of experiments such that
@@ -30,10 +35,14 @@
 //!   the pans only renames the outcomes; a weighing is represented by how
 //!   many coins of each status lie on each pan.
 
+mod spec_game;
+
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
 use super::table::{Builtin, Table};
+
+pub use spec_game::{SpecSymmetry, SpecSymmetryError, MIN_SET};
 
 /// A source of equivalent-experiment reductions.
 pub trait Symmetry: Sync {
@@ -49,6 +58,77 @@ pub trait Symmetry: Sync {
     /// `false` (and `out` unspecified) when no canonical form is known.
     fn canonical(&self, _set: &[u16], _out: &mut Vec<u16>) -> bool {
         false
+    }
+}
+
+/// Candidates at the nodes of one depth (experiments played before the
+/// node), summed over the nodes a search visited.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct DepthCounts {
+    /// Nodes that asked for candidates.
+    pub nodes: u64,
+    /// Of those, nodes where the symmetry reduced the experiments.
+    pub reduced_nodes: u64,
+    /// Experiments of the table, summed over the nodes.
+    pub experiments: u64,
+    /// Candidates kept, summed over the nodes (every experiment at nodes
+    /// without reduction).
+    pub kept: u64,
+}
+
+/// A [`Symmetry`] that counts what it is asked and what it keeps, per
+/// depth, for reports. Counts depend on the nodes the search visits, so
+/// with several threads they may vary a little from run to run (below
+/// the root).
+pub struct Counting<'a> {
+    inner: &'a dyn Symmetry,
+    n_exp: u64,
+    depths: Mutex<Vec<DepthCounts>>,
+}
+
+impl<'a> Counting<'a> {
+    /// Counts the candidates `inner` gives on a table of `n_exp`
+    /// experiments.
+    pub fn new(inner: &'a dyn Symmetry, n_exp: usize) -> Counting<'a> {
+        Counting {
+            inner,
+            n_exp: n_exp as u64,
+            depths: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Counts per depth so far (index 0: the root).
+    pub fn depths(&self) -> Vec<DepthCounts> {
+        self.depths
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+}
+
+impl Symmetry for Counting<'_> {
+    fn candidates(&self, history: &[u32], set: &[u16]) -> Option<Vec<u32>> {
+        let got = self.inner.candidates(history, set);
+        let mut depths = self.depths.lock().unwrap_or_else(|e| e.into_inner());
+        let d = history.len();
+        if depths.len() <= d {
+            depths.resize(d + 1, DepthCounts::default());
+        }
+        let c = &mut depths[d];
+        c.nodes += 1;
+        c.experiments += self.n_exp;
+        match &got {
+            Some(list) => {
+                c.reduced_nodes += 1;
+                c.kept += list.len() as u64;
+            }
+            None => c.kept += self.n_exp,
+        }
+        got
+    }
+
+    fn canonical(&self, set: &[u16], out: &mut Vec<u16>) -> bool {
+        self.inner.canonical(set, out)
     }
 }
 

@@ -284,3 +284,65 @@ fn mastermind_reference_totals_release() {
     assert_eq!(solve_game("mastermind:4x6", &limited, true).value, 5626);
     assert_eq!(worst("mastermind:4x6"), 5);
 }
+
+/// Spec-file games: the optimal value with the spec symmetry (phase 1 of
+/// `reduce`, at every node, and with the default thresholds) equals the
+/// value without symmetry and the built-in game's native result, for the
+/// total, the worst case and the total within the worst case's depth.
+/// Every result is replay-checked by `solve` itself.
+#[test]
+fn spec_symmetry_keeps_the_optimal_values() {
+    use crate::game::symmetry::{Counting, SpecSymmetry, Symmetry};
+    use crate::game::{explicit, Game, Route};
+    let games = [
+        "mastermind:2x2",
+        "mastermind:2x3",
+        "mastermind:2x4",
+        "mastermind:3x2",
+        "mastermind:3x3",
+        "black-peg:2x2",
+        "black-peg:2x3",
+        "black-peg:3x2",
+        "black-peg:3x3",
+        "bulls-cows:2x4",
+        "coins:3",
+        "coins:4",
+        "coins:5",
+        "coins:4+1",
+    ];
+    for name in games {
+        let native: Builtin = name.parse().unwrap();
+        // The spec as a spec file would give it: no built-in behind it.
+        let game = Game::from_spec(name, Game::builtin(native).spec);
+        let table = game.table(Route::Spec).unwrap();
+        let codes = explicit::codes(&game.spec, explicit::MAX_CODES).unwrap();
+        let vals = crate::game::table::Valuations::new(game.spec.vars.clone(), &codes);
+        let rows: Vec<Vec<u64>> = (0..codes.len()).map(|c| vals.row(c).to_vec()).collect();
+        let mut everywhere = SpecSymmetry::new(&game.spec, &table, rows.clone()).unwrap();
+        everywhere.min_set = 0;
+        everywhere.max_share = 1.0;
+        let default = SpecSymmetry::new(&game.spec, &table, rows).unwrap();
+        let worst_opts = Options {
+            objective: Objective::Worst,
+            ..Options::default()
+        };
+        let native_total = solve_game(name, &Options::default(), true).value;
+        let native_worst = solve_game(name, &worst_opts, true).value;
+        let limited = Options {
+            max_depth: Some(native_worst as u32),
+            ..Options::default()
+        };
+        let native_limited = solve_game(name, &limited, true).value;
+        let counted = Counting::new(&everywhere, table.experiments.len());
+        let syms: [Option<&dyn Symmetry>; 3] = [None, Some(&counted), Some(&default)];
+        for sym in syms {
+            let run = |o: &Options| solve(&table, sym, o, None).unwrap().value;
+            assert_eq!(run(&Options::default()), native_total, "{name} total");
+            assert_eq!(run(&worst_opts), native_worst, "{name} worst");
+            assert_eq!(run(&limited), native_limited, "{name} limited");
+        }
+        // The reduction really happened at the root.
+        let root = counted.depths()[0];
+        assert!(root.kept < root.experiments, "{name}: {root:?}");
+    }
+}
