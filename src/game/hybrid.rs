@@ -36,7 +36,7 @@ use std::collections::HashMap;
 use thiserror::Error;
 
 use super::explicit::{self, ExplicitError};
-use super::knowledge::Instance;
+use super::knowledge::{Instance, Knowledge, KnowledgeError};
 use super::reduce::norm::{Arena, Node, NodeId};
 use super::reduce::{canon, CodeSet, Counts, Reducer};
 use super::spec::{CardKind, Formula, Spec};
@@ -53,6 +53,12 @@ use super::Game;
 pub const NS_NODE_WORD: f64 = 2.0;
 pub const NS_CANDIDATE: f64 = 400.0;
 pub const NS_TABLE_CELL: f64 = 1.5;
+
+/// Nodes with more codes than this are worked symbolically (see
+/// [`symbolic`]): counting by #SAT instead of evaluating on listed codes.
+/// Measured: see [`Options::symbolic_above`] and
+/// `scripts/calibrate-hybrid.sh`.
+pub const SYMBOLIC_ABOVE: usize = explicit::MAX_CODES;
 
 /// At most this many experiments in an explicit table.
 pub const TABLE_EXPERIMENTS: u64 = 1 << 16;
@@ -91,6 +97,11 @@ pub struct Options {
     /// Use phase 2 (canonical graphs) after phase 1.
     pub phase2: bool,
     pub table: TableUse,
+    /// Nodes with more codes still possible than this are worked
+    /// symbolically, by model counting with the SAT knowledge (games with
+    /// more than [`explicit::MAX_CODES`] codes start there whatever this
+    /// says); at or below, on listed codes. Only with `reduce`.
+    pub symbolic_above: usize,
 }
 
 impl Default for Options {
@@ -99,6 +110,7 @@ impl Default for Options {
             reduce: true,
             phase2: true,
             table: TableUse::Auto,
+            symbolic_above: SYMBOLIC_ABOVE,
         }
     }
 }
@@ -115,6 +127,10 @@ pub enum HybridError {
     TooManyExperiments { depth: usize, limit: usize },
     #[error("`{0}` is not a code of the game")]
     UnknownCode(String),
+    #[error(transparent)]
+    Knowledge(#[from] KnowledgeError),
+    #[error("no experiment tells the codes still possible apart after {depth} experiments")]
+    NoUsefulExperiment { depth: usize },
 }
 
 /// Experiments at one depth of the tree, summed over its nodes.
@@ -124,6 +140,8 @@ pub struct DepthCounts {
     pub reduced_nodes: usize,
     /// Nodes worked on the explicit table.
     pub table_nodes: usize,
+    /// Of the reduced nodes, those worked symbolically (counting).
+    pub symbolic_nodes: usize,
     /// Experiments in all (table nodes: every experiment).
     pub generated: usize,
     /// After merging identical splits.
@@ -287,6 +305,30 @@ pub struct Engine<'g> {
     used_index: HashMap<Instance, usize>,
     depths: Vec<DepthCounts>,
     root: Counts,
+    /// The SAT knowledge of the symbolic side, made on first use.
+    knowledge: Option<Knowledge<'g>>,
+    /// The codes were too many to list: only plays, symbolic at first.
+    lazy: bool,
+}
+
+/// Code columns (`cols[v * nw + w]`) and packed rows of `codes`.
+fn columns(codes: &[Vec<bool>], nv: usize) -> (usize, Vec<u64>, Vec<Vec<u64>>) {
+    let n = codes.len();
+    let nw = n.div_ceil(64).max(1);
+    let mut cols = vec![0u64; nv * nw];
+    let rw = nv.div_ceil(64).max(1);
+    let mut rows = Vec::with_capacity(n);
+    for (c, code) in codes.iter().enumerate() {
+        let mut row = vec![0u64; rw];
+        for (v, &b) in code.iter().enumerate() {
+            if b {
+                cols[v * nw + c / 64] |= 1 << (c % 64);
+                row[v / 64] |= 1 << (v % 64);
+            }
+        }
+        rows.push(row);
+    }
+    (nw, cols, rows)
 }
 
 fn needs_fixed(s: Strategy) -> bool {
@@ -347,23 +389,17 @@ impl<'g> Engine<'g> {
         opts: Options,
     ) -> Result<Engine<'g>, HybridError> {
         let spec = &game.spec;
-        let codes = explicit::codes(spec, explicit::MAX_CODES)?;
-        let n = codes.len();
-        let nv = spec.vars.len();
-        let nw = n.div_ceil(64).max(1);
-        let mut cols = vec![0u64; nv * nw];
-        let rw = nv.div_ceil(64).max(1);
-        let mut rows = Vec::with_capacity(n);
-        for (c, code) in codes.iter().enumerate() {
-            let mut row = vec![0u64; rw];
-            for (v, &b) in code.iter().enumerate() {
-                if b {
-                    cols[v * nw + c / 64] |= 1 << (c % 64);
-                    row[v / 64] |= 1 << (v % 64);
-                }
-            }
-            rows.push(row);
-        }
+        let (codes, lazy) = match explicit::codes(spec, explicit::MAX_CODES) {
+            Ok(codes) => (codes, false),
+            Err(ExplicitError::TooManyCodes) if opts.reduce => (Vec::new(), true),
+            Err(e) => return Err(e.into()),
+        };
+        let n = if lazy {
+            explicit::MAX_CODES + 1
+        } else {
+            codes.len()
+        };
+        let (nw, cols, rows) = columns(&codes, spec.vars.len());
         let names = codes.iter().map(|c| game.code_name(c)).collect();
         let (outcomes, is_final, global) = outcome_numbering(spec)?;
         let cap = TABLE_EXPERIMENTS.min((explicit::MAX_CELLS / n.max(1)) as u64);
@@ -410,7 +446,24 @@ impl<'g> Engine<'g> {
             used_index: HashMap::new(),
             depths: Vec::new(),
             root: Counts::default(),
+            knowledge: None,
+            lazy,
         })
+    }
+
+    /// Replaces the listed codes (a lazy play's codes still possible,
+    /// once few remain).
+    fn load_codes(&mut self, codes: Vec<Vec<bool>>) {
+        let (nw, cols, rows) = columns(&codes, self.game.spec.vars.len());
+        self.names = codes.iter().map(|c| self.game.code_name(c)).collect();
+        (self.nw, self.cols, self.rows, self.codes) = (nw, cols, rows, codes);
+        self.full = None;
+        self.lazy = false;
+    }
+
+    /// Whether the codes are too many to list (plays only).
+    pub fn is_lazy(&self) -> bool {
+        self.lazy
     }
 
     pub fn n_codes(&self) -> usize {
@@ -620,6 +673,11 @@ impl<'g> Engine<'g> {
         table: &mut bool,
     ) -> Result<Result<(Instance, Vec<u8>), usize>, HybridError> {
         let depth = history.len();
+        if self.opts.reduce && codes.len() > self.opts.symbolic_above.max(1) {
+            let exp = self.choose_symbolic(history)?;
+            let row = self.row_on(&exp, &Subset::new(codes.to_vec()));
+            return Ok(Ok((exp, row)));
+        }
         if !self.opts.reduce || (*table && self.opts.table != TableUse::Never) {
             *table = true;
             return self.choose_table(codes, depth);
@@ -846,6 +904,9 @@ impl<'g> Engine<'g> {
 
     /// The decision tree over every code.
     pub fn build(mut self, progress: &mut dyn FnMut(usize, usize)) -> Result<Built, HybridError> {
+        if self.lazy {
+            return Err(ExplicitError::TooManyCodes.into());
+        }
         let all: Vec<u32> = (0..self.codes.len() as u32).collect();
         let mut done = 0;
         let mut history = Vec::new();
@@ -936,15 +997,40 @@ impl<'g> Engine<'g> {
 
     /// One play against the code named `secret`.
     pub fn play(&mut self, secret: &str) -> Result<Vec<Step>, HybridError> {
+        if self.lazy {
+            return self.play_lazy(secret);
+        }
         let wanted: String = secret.split_whitespace().collect();
         let code = self
             .names
             .iter()
             .position(|c| *c == wanted)
             .ok_or_else(|| HybridError::UnknownCode(secret.to_string()))?;
-        let mut s: Vec<u32> = (0..self.codes.len() as u32).collect();
-        let mut history = Vec::new();
-        let mut steps = Vec::new();
+        let s: Vec<u32> = (0..self.codes.len() as u32).collect();
+        self.play_from(code, s, Vec::new(), Vec::new())
+    }
+
+    /// The counts recorded at `depth` (a play has one node per depth).
+    fn step_counts(&self, depth: usize) -> Counts {
+        self.depths
+            .get(depth)
+            .map_or(Counts::default(), |d| Counts {
+                total: None,
+                generated: d.generated,
+                distinct: d.distinct,
+                kept: d.kept,
+            })
+    }
+
+    /// A play against listed code `code` from the codes `s` after
+    /// `history` (with its `steps` so far).
+    fn play_from(
+        &mut self,
+        code: usize,
+        mut s: Vec<u32>,
+        mut history: Vec<(Instance, usize)>,
+        mut steps: Vec<Step>,
+    ) -> Result<Vec<Step>, HybridError> {
         let mut table = false;
         while let Ok((exp, row)) = self.choose(&s, &history, &mut table)? {
             let k = s
@@ -958,15 +1044,7 @@ impl<'g> Engine<'g> {
                 .filter(|&(_, &x)| x == o)
                 .map(|(&c, _)| c)
                 .collect();
-            let counts = self
-                .depths
-                .get(history.len())
-                .map_or(Counts::default(), |d| Counts {
-                    total: None,
-                    generated: d.generated,
-                    distinct: d.distinct,
-                    kept: d.kept,
-                });
+            let counts = self.step_counts(history.len());
             history.push((exp.clone(), self.local(exp.ty, o)));
             steps.push(Step {
                 experiment: exp,
@@ -994,6 +1072,8 @@ fn experiment(spec: &Spec, e: &Instance) -> Experiment {
             .collect(),
     }
 }
+
+mod symbolic;
 
 #[cfg(test)]
 mod tests;

@@ -75,6 +75,17 @@ fn reduction_keeps_every_strategys_tree() {
                         reduce: false,
                         ..Options::default()
                     },
+                    // The symbolic side (counting with SAT) everywhere,
+                    // and down to a few codes.
+                    Options {
+                        symbolic_above: 1,
+                        ..Options::default()
+                    },
+                    Options {
+                        symbolic_above: 5,
+                        phase2: false,
+                        ..Options::default()
+                    },
                 ] {
                     let (got, built) = hybrid(&game, s, t, opts);
                     assert_eq!(got, want, "{name} {s} {t} {opts:?}");
@@ -133,5 +144,46 @@ fn coins_12_trees_match_with_padding() {
         let (want, _) = reference(&game, s, Ties::PossibleFirst);
         let (got, _) = hybrid(&game, s, Ties::PossibleFirst, Options::default());
         assert_eq!(got, want, "{s}");
+        let symbolic = Options {
+            symbolic_above: 1,
+            ..Options::default()
+        };
+        let (got, built) = hybrid(&game, s, Ties::PossibleFirst, symbolic);
+        assert_eq!(got, want, "{s}, symbolic");
+        assert!(built.depths[0].symbolic_nodes == 1, "{s}");
+    }
+}
+
+/// A play on a game whose codes are not listed (forced: Mastermind 3x4
+/// with the listing dropped) counts while more than 3 codes remain, then
+/// lists them and goes on explicitly: every guess is the explicit play's.
+#[test]
+fn symbolic_play_matches_the_explicit_play() {
+    let game = Game::builtin("mastermind:3x4".parse::<Builtin>().unwrap());
+    for s in [Strategy::MaxModels, Strategy::ExpModels, Strategy::Parts] {
+        let mut explicit = Engine::new(&game, s, Ties::PossibleFirst, Options::default()).unwrap();
+        let want = explicit.play("DCB").unwrap();
+        let mut symbolic = Engine::new(
+            &game,
+            s,
+            Ties::PossibleFirst,
+            Options {
+                symbolic_above: 3,
+                ..Options::default()
+            },
+        )
+        .unwrap();
+        // Pretend the codes could not be listed.
+        symbolic.codes.clear();
+        symbolic.lazy = true;
+        let got = symbolic.play("DCB").unwrap();
+        let show = |steps: &[Step]| -> Vec<(String, u8)> {
+            steps
+                .iter()
+                .map(|x| (x.experiment.show(&game.spec), x.outcome))
+                .collect()
+        };
+        assert_eq!(show(&got), show(&want), "{s}");
+        assert!(symbolic.depths[0].symbolic_nodes == 1, "{s}");
     }
 }
