@@ -129,7 +129,7 @@ impl Counted {
 }
 
 impl<'g> Engine<'g> {
-    fn knowledge(&mut self) -> Result<&mut Knowledge<'g>, HybridError> {
+    pub(super) fn knowledge(&mut self) -> Result<&mut Knowledge<'g>, HybridError> {
         if self.knowledge.is_none() {
             self.knowledge = Some(Knowledge::new(&self.game.spec)?);
         }
@@ -137,7 +137,10 @@ impl<'g> Engine<'g> {
     }
 
     /// The literals of a history's outcomes.
-    fn history_lits(&mut self, history: &[(Instance, usize)]) -> Result<Vec<Lit>, HybridError> {
+    pub(super) fn history_lits(
+        &mut self,
+        history: &[(Instance, usize)],
+    ) -> Result<Vec<Lit>, HybridError> {
         let k = self.knowledge()?;
         Ok(history.iter().map(|(e, o)| k.outcome_lit(e, *o)).collect())
     }
