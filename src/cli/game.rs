@@ -137,9 +137,10 @@ pub struct StrategyArgs {
     #[arg(long)]
     no_reduce: bool,
     /// Spec route with reduction: work nodes with more codes than this
-    /// symbolically (exact model counts through SAT) rather than on
-    /// listed codes (default: the measured switch point; games too big
-    /// to list start symbolically whatever this says).
+    /// symbolically (exact model counts through SAT) even when the codes
+    /// are listed (default: never). Games too big to list (Mastermind
+    /// 8x8, plays only) are symbolic until at most the measured switch
+    /// point or this many codes remain.
     #[arg(long, value_name = "N")]
     symbolic_above: Option<usize>,
 }

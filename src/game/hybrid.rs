@@ -8,11 +8,19 @@
 //! on every code), per-depth counts of experiments generated and kept,
 //! or one play.
 //!
-//! Codes are enumerated once through SAT (at most
-//! [`explicit::MAX_CODES`]) and held as one bit column per variable, so an
+//! Nodes with more than [`Options::symbolic_above`] codes still possible
+//! are worked *symbolically* ([`symbolic`]): the knowledge is a formula,
+//! phase 1 and 2 work from its fixed variables (backbone) and history,
+//! and every outcome of every kept experiment is counted exactly by
+//! #SAT, so no code is listed. A game with more than
+//! [`explicit::MAX_CODES`] codes (Mastermind 8x8) starts there (plays
+//! only: `game play`), and once few codes remain they are listed through
+//! SAT and the play goes on as below.
+//!
+//! Listed codes are held as one bit column per variable, so an
 //! experiment's outcomes on a set of codes are evaluated 64 codes at a
-//! time from its type's normalised outcome templates. At a node with code
-//! set S:
+//! time from its type's normalised outcome templates. At a node with
+//! code set S:
 //! * *reduced*: phase 1 generates candidates from the knowledge (fixed
 //!   variables of S, the history, S itself for the symmetry checks);
 //!   candidates splitting S identically (the same parts, whatever their
@@ -54,11 +62,35 @@ pub const NS_NODE_WORD: f64 = 2.0;
 pub const NS_CANDIDATE: f64 = 400.0;
 pub const NS_TABLE_CELL: f64 = 1.5;
 
-/// Nodes with more codes than this are worked symbolically (see
-/// [`symbolic`]): counting by #SAT instead of evaluating on listed codes.
-/// Measured: see [`Options::symbolic_above`] and
-/// `scripts/calibrate-hybrid.sh`.
-pub const SYMBOLIC_ABOVE: usize = explicit::MAX_CODES;
+/// The switch point of a play on a game too big to list: the codes
+/// still possible are listed (through SAT) once at most this many
+/// remain, and the play goes on explicitly.
+///
+/// Measured (`scripts/calibrate-hybrid.sh`, release, max-models, one
+/// node's choice; machine shared, load about 10 on 2 cores):
+///
+/// | game | depth | codes | symbolic ms | listing ms | explicit ms |
+/// |---|---|---|---|---|---|
+/// | mastermind:4x6 | 0 | 1296 | 84 | 82 | 18 |
+/// | mastermind:4x6 | 1 | 256 | 351 | 79 | 2 |
+/// | mastermind:4x6 | 1 | 114 | 443 | 37 | 2 |
+/// | mastermind:4x6 | 2 | 34 | 2884 | 22 | 12 |
+/// | mastermind:4x6 | 3 | 6 | 15482 | 13 | 2 |
+/// | mastermind:5x6 | 0 | 7776 | 373 | 635 | 47 |
+/// | mastermind:5x6 | 1 | 1290 | 164796 | 413 | 134 |
+/// | mastermind:5x6 | 1 | 381 | 61362 | 12 | 14 |
+/// | mastermind:5x6 | 2 | 24 | 5695 | 23 | 25 |
+///
+/// The symbolic side wins only at the root, where symmetry keeps a
+/// handful of experiments (5x6: 373 ms against 682 ms to list and
+/// choose, listing about 80 µs a code); one experiment later phase 1
+/// without the code set keeps hundreds, each counted outcome by
+/// outcome, and it is 100 to 1000 times slower than listing the codes
+/// and choosing on them. So a play lists as soon as the codes fit
+/// ([`explicit::MAX_CODES`]); and on listed codes the explicit side is
+/// faster at every node measured (hence [`Options::symbolic_above`]
+/// defaults to never).
+pub const LIST_AT: usize = explicit::MAX_CODES;
 
 /// At most this many experiments in an explicit table.
 pub const TABLE_EXPERIMENTS: u64 = 1 << 16;
@@ -98,10 +130,15 @@ pub struct Options {
     pub phase2: bool,
     pub table: TableUse,
     /// Nodes with more codes still possible than this are worked
-    /// symbolically, by model counting with the SAT knowledge (games with
-    /// more than [`explicit::MAX_CODES`] codes start there whatever this
-    /// says); at or below, on listed codes. Only with `reduce`.
+    /// symbolically, by model counting with the SAT knowledge, even when
+    /// the codes are listed (default: never; measured slower at every
+    /// node, see [`LIST_AT`]; tests force it to check both sides agree).
+    /// Only with `reduce`.
     pub symbolic_above: usize,
+    /// A play on a game too big to list (more than
+    /// [`explicit::MAX_CODES`] codes) is symbolic until at most this many
+    /// codes remain (or `symbolic_above`, if smaller), then lists them.
+    pub list_at: usize,
 }
 
 impl Default for Options {
@@ -110,7 +147,8 @@ impl Default for Options {
             reduce: true,
             phase2: true,
             table: TableUse::Auto,
-            symbolic_above: SYMBOLIC_ABOVE,
+            symbolic_above: usize::MAX,
+            list_at: LIST_AT,
         }
     }
 }

@@ -6,7 +6,7 @@
 //! and phase 2's experiments by exact model counts (#SAT,
 //! [`Knowledge::count_exact`]) of every outcome, and backbones for the
 //! fixed-variable strategies; or, for a play, every step until few codes
-//! remain ([`Options::symbolic_above`]), when the codes still possible
+//! remain ([`Options::list_at`]), when the codes still possible
 //! are listed and the explicit side takes over.
 //!
 //! Ranks, usefulness, possibility and tie rules are the planner's
@@ -349,7 +349,9 @@ impl<'g> Engine<'g> {
         let mut history: Vec<(Instance, usize)> = Vec::new();
         let mut steps = Vec::new();
         let mut left = self.count_after(&history)?;
-        let limit = self.opts.symbolic_above.min(explicit::MAX_CODES) as u128;
+        let limit = (self.opts.list_at)
+            .min(self.opts.symbolic_above)
+            .min(explicit::MAX_CODES) as u128;
         while left > limit {
             let exp = self.choose_symbolic(&history)?;
             let t = &spec.experiments[exp.ty];

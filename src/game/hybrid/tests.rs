@@ -188,7 +188,7 @@ fn symbolic_play_matches_the_explicit_play() {
     }
 }
 
-/// The switch point [`SYMBOLIC_ABOVE`]: times one node's choice both
+/// The switch point [`LIST_AT`]: times one node's choice both
 /// ways over the nodes of a few max-models plays (so over a range of
 /// codes still possible), on the games in `CALIBRATE` (default
 /// Mastermind 5x6 and black-peg 5x6). Symbolic: phase 1/2 and #SAT counts.
