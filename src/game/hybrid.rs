@@ -92,6 +92,10 @@ pub const NS_TABLE_CELL: f64 = 1.5;
 /// defaults to never).
 pub const LIST_AT: usize = explicit::MAX_CODES;
 
+/// At most this many cells in a table of every experiment on one node's
+/// codes (when the table on every code does not fit).
+pub const LOCAL_CELLS: usize = 1 << 24;
+
 /// At most this many experiments in an explicit table.
 pub const TABLE_EXPERIMENTS: u64 = 1 << 16;
 
@@ -347,6 +351,10 @@ pub struct Engine<'g> {
     knowledge: Option<Knowledge<'g>>,
     /// The codes were too many to list: only plays, symbolic at first.
     lazy: bool,
+    /// The explicit table of every experiment on every code fits
+    /// ([`explicit::MAX_CELLS`]); else table nodes build a table of every
+    /// experiment on their own codes only (at most [`LOCAL_CELLS`]).
+    full_fits: bool,
 }
 
 /// Code columns (`cols[v * nw + w]`) and packed rows of `codes`.
@@ -440,8 +448,8 @@ impl<'g> Engine<'g> {
         let (nw, cols, rows) = columns(&codes, spec.vars.len());
         let names = codes.iter().map(|c| game.code_name(c)).collect();
         let (outcomes, is_final, global) = outcome_numbering(spec)?;
-        let cap = TABLE_EXPERIMENTS.min((explicit::MAX_CELLS / n.max(1)) as u64);
-        let total = Reducer::new(spec).total(cap);
+        let total = Reducer::new(spec).total(TABLE_EXPERIMENTS);
+        let full_fits = total.is_some_and(|t| t as usize * n <= explicit::MAX_CELLS);
         let all = total.map(|_| {
             let mut all = Vec::new();
             for (ty, t) in spec.experiments.iter().enumerate() {
@@ -455,7 +463,7 @@ impl<'g> Engine<'g> {
             }
             all
         });
-        if !opts.reduce && all.is_none() {
+        if !opts.reduce && !full_fits {
             return Err(HybridError::NoTable(format!(
                 "more than {TABLE_EXPERIMENTS}"
             )));
@@ -486,6 +494,7 @@ impl<'g> Engine<'g> {
             root: Counts::default(),
             knowledge: None,
             lazy,
+            full_fits,
         })
     }
 
@@ -497,6 +506,10 @@ impl<'g> Engine<'g> {
         (self.nw, self.cols, self.rows, self.codes) = (nw, cols, rows, codes);
         self.full = None;
         self.lazy = false;
+        self.full_fits = self
+            .all
+            .as_ref()
+            .is_some_and(|a| a.len() * self.codes.len() <= explicit::MAX_CELLS);
     }
 
     /// Whether the codes are too many to list (plays only).
@@ -754,16 +767,25 @@ impl<'g> Engine<'g> {
         let n_all = self.all.as_ref().map(Vec::len);
         let use_table = match (self.opts.table, n_all) {
             (_, None) | (TableUse::Never, _) => false,
+            (_, Some(n)) if !self.full_fits && n * codes.len() > LOCAL_CELLS => false,
             (TableUse::Always, Some(_)) => true,
             (TableUse::Auto, Some(n)) => {
                 let words = sub.words.len() as f64;
-                let reduced: f64 = generated
-                    .iter()
-                    .map(|e| {
-                        self.programs[e.ty].ops.len() as f64 * words * NS_NODE_WORD + NS_CANDIDATE
-                    })
-                    .sum();
-                (n * codes.len()) as f64 * NS_TABLE_CELL <= reduced
+                let eval = |ty: usize| self.programs[ty].ops.len() as f64 * words * NS_NODE_WORD;
+                let reduced: f64 = generated.iter().map(|e| eval(e.ty) + NS_CANDIDATE).sum();
+                // A local table first evaluates every experiment on S.
+                let build: f64 = if self.full_fits {
+                    0.0
+                } else {
+                    let ops: f64 = self
+                        .programs
+                        .iter()
+                        .map(|p| p.ops.len() as f64)
+                        .sum::<f64>()
+                        / self.programs.len().max(1) as f64;
+                    n as f64 * ops * words * NS_NODE_WORD
+                };
+                build + (n * codes.len()) as f64 * NS_TABLE_CELL <= reduced
             }
         };
         if use_table {
@@ -818,6 +840,9 @@ impl<'g> Engine<'g> {
             },
             true,
         );
+        if !self.full_fits {
+            return self.choose_local_table(codes);
+        }
         let (strategy, ties) = (self.strategy, self.ties);
         let table = self.full_table();
         let choice = Planner::new(table, strategy, ties)?.choose(codes)?;
@@ -831,6 +856,52 @@ impl<'g> Engine<'g> {
                 let exp = self.all.as_ref().expect("a table has every experiment")[e].clone();
                 Ok((exp, row))
             }
+        })
+    }
+
+    /// [`Engine::choose_table`] on a table of every experiment over
+    /// `codes` alone (the table over every code does not fit).
+    fn choose_local_table(
+        &mut self,
+        codes: &[u32],
+    ) -> Result<Result<(Instance, Vec<u8>), usize>, HybridError> {
+        let all = self
+            .all
+            .as_ref()
+            .expect("only called with every experiment");
+        let sub = Subset::new(codes.to_vec());
+        let mut cells = Vec::with_capacity(all.len() * codes.len());
+        for exp in all {
+            cells.extend(self.row_on(exp, &sub));
+        }
+        let blank = || Experiment {
+            kind: "".into(),
+            params: Vec::new(),
+        };
+        let names = codes
+            .iter()
+            .map(|&c| self.names[c as usize].clone())
+            .collect();
+        let mut table = Table::new(
+            self.game.name.clone(),
+            names,
+            (0..all.len()).map(|_| blank()).collect(),
+            self.outcomes.clone(),
+            self.is_final.clone(),
+            cells,
+        );
+        if needs_fixed(self.strategy) {
+            let rows: Vec<Vec<bool>> = codes
+                .iter()
+                .map(|&c| self.codes[c as usize].clone())
+                .collect();
+            table = table.with_valuations(Valuations::new(self.game.spec.vars.clone(), &rows));
+        }
+        let local: Vec<u32> = (0..codes.len() as u32).collect();
+        let choice = Planner::new(&table, self.strategy, self.ties)?.choose(&local)?;
+        Ok(match choice {
+            Choice::Known(k) => Err(codes[k] as usize),
+            Choice::Play(e) => Ok((all[e].clone(), table.row(e).to_vec())),
         })
     }
 

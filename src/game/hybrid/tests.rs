@@ -274,3 +274,26 @@ fn calibrate_switch_point() {
         }
     }
 }
+
+/// Table nodes of games whose table over every code does not fit build
+/// one over their own codes: forced here, the trees are the explicit
+/// engine's.
+#[test]
+fn local_tables_keep_the_trees() {
+    for name in ["mastermind:3x3", "black-peg:3x3", "coins:5"] {
+        let game = Game::builtin(name.parse::<Builtin>().unwrap());
+        for s in [Strategy::MaxModels, Strategy::EntModels, Strategy::MinFixed] {
+            let (want, _) = reference(&game, s, Ties::PossibleFirst);
+            for table in [TableUse::Always, TableUse::Auto] {
+                let opts = Options {
+                    table,
+                    ..Options::default()
+                };
+                let mut e = Engine::new(&game, s, Ties::PossibleFirst, opts).unwrap();
+                e.full_fits = false;
+                let built = e.build(&mut |_, _| {}).unwrap();
+                assert_eq!(render(&built.table, &built.tree), want, "{name} {s}");
+            }
+        }
+    }
+}
