@@ -28,7 +28,7 @@ fn spec_file(game: &str) -> tempfile::NamedTempFile {
 fn reduced_analysis_of_a_spec_file_matches_the_explicit_table() {
     let f = spec_file("mastermind:3x3");
     let path = f.path().to_str().expect("a UTF-8 path");
-    for s in ["max-models", "exp-models", "parts"] {
+    for s in ["max-models", "exp-models", "ent-models", "parts"] {
         let with: serde_json::Value =
             serde_json::from_str(&run(&["game", "analyze", path, "--strategy", s, "--json"]))
                 .expect("JSON");
@@ -42,9 +42,27 @@ fn reduced_analysis_of_a_spec_file_matches_the_explicit_table() {
             "--json",
         ]))
         .expect("JSON");
+        // The symbolic side (model counts through SAT) at every node
+        // with more than one code.
+        let symbolic: serde_json::Value = serde_json::from_str(&run(&[
+            "game",
+            "analyze",
+            path,
+            "--strategy",
+            s,
+            "--symbolic-above",
+            "1",
+            "--json",
+        ]))
+        .expect("JSON");
         for k in ["total", "worst", "histogram", "first"] {
             assert_eq!(with[k], without[k], "{s}: {k}");
+            assert_eq!(symbolic[k], without[k], "{s}: {k}, symbolic");
         }
+        assert_eq!(
+            symbolic["reduction"]["depths"][0]["symbolic_nodes"], 1,
+            "{s}"
+        );
         // 27 guesses on 27 codes: the table is cheaper than reducing.
         assert_eq!(with["reduction"]["depths"][0]["table_nodes"], 1, "{s}");
         assert!(without.get("reduction").is_none());
@@ -69,4 +87,30 @@ fn coins_spec_file_reports_one_weighing_per_size() {
     );
     let play = run(&["game", "play", path, "--secret", "x7,y"]);
     assert!(play.contains("found x7,y in 3 experiments"), "{play}");
+    let symbolic = run(&[
+        "game",
+        "play",
+        path,
+        "--secret",
+        "x7,y",
+        "--symbolic-above",
+        "1",
+    ]);
+    let guesses = |t: &str| -> Vec<String> {
+        t.lines()
+            .filter(|l| l.contains(". "))
+            .map(|l| l.split("   (").next().unwrap_or("").to_string())
+            .collect()
+    };
+    assert_eq!(guesses(&symbolic), guesses(&play), "{symbolic}");
+    let analysis = run(&[
+        "game",
+        "analyze",
+        path,
+        "--strategy",
+        "ent-models",
+        "--symbolic-above",
+        "1",
+    ]);
+    assert!(analysis.contains("worst      3"), "{analysis}");
 }

@@ -123,11 +123,11 @@ pub struct StrategyArgs {
     /// first-possible, max-models, exp-models, ent-models, parts,
     /// min-fixed or exp-fixed.
     #[arg(long, default_value = "max-models")]
-    strategy: Strategy,
+    pub(super) strategy: Strategy,
     /// possible-first (prefer an experiment that can end the game) or
     /// lexicographic.
     #[arg(long, default_value = "possible-first")]
-    ties: Ties,
+    pub(super) ties: Ties,
     /// native (built-in games only; their default) or spec (enumerate the
     /// codes through SAT and evaluate the spec's formulas).
     #[arg(long, value_enum)]
@@ -136,6 +136,23 @@ pub struct StrategyArgs {
     /// explicit table of every experiment instead).
     #[arg(long)]
     no_reduce: bool,
+    /// Spec route with reduction: work nodes with more codes than this
+    /// symbolically (exact model counts through SAT) even when the codes
+    /// are listed (default: never). Games too big to list (Mastermind
+    /// 8x8, plays only) are symbolic until at most the measured switch
+    /// point or this many codes remain.
+    #[arg(long, value_name = "N")]
+    symbolic_above: Option<usize>,
+}
+
+impl StrategyArgs {
+    pub(super) fn hybrid_options(&self) -> checkmate::game::hybrid::Options {
+        let mut opts = checkmate::game::hybrid::Options::default();
+        if let Some(n) = self.symbolic_above {
+            opts.symbolic_above = n;
+        }
+        opts
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -398,7 +415,7 @@ fn analyze(
     json: bool,
 ) -> anyhow::Result<()> {
     if route(game, args.route)? == Route::Spec && !args.no_reduce {
-        return super::reduce::analyze(game, args.strategy, args.ties, tree_out, json);
+        return super::reduce::analyze(game, args, tree_out, json);
     }
     let (table, route) = table_for(game, args)?;
     let mut planner = Planner::new(&table, args.strategy, args.ties)?;
@@ -489,7 +506,7 @@ fn print_analysis(
 
 fn play(game: &Game, secret: &str, args: &StrategyArgs, json: bool) -> anyhow::Result<()> {
     if route(game, args.route)? == Route::Spec && !args.no_reduce {
-        return super::reduce::play(game, secret, args.strategy, args.ties, json);
+        return super::reduce::play(game, secret, args, json);
     }
     let (table, _) = table_for(game, args)?;
     let wanted: String = secret.split_whitespace().collect();

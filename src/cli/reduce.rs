@@ -11,10 +11,9 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 
-use checkmate::game::hybrid::{DepthCounts, Engine, Options};
+use checkmate::game::hybrid::{DepthCounts, Engine};
 use checkmate::game::knowledge::Knowledge;
 use checkmate::game::reduce::{canon, Counts, Reducer};
-use checkmate::game::strategy::{Strategy, Ties};
 use checkmate::game::tree::Tree;
 use checkmate::game::tree_io;
 use checkmate::game::Game;
@@ -43,12 +42,12 @@ struct ReductionJson<'a> {
 
 pub fn analyze(
     game: &Game,
-    strategy: Strategy,
-    ties: Ties,
+    args: &super::game::StrategyArgs,
     tree_out: Option<PathBuf>,
     json: bool,
 ) -> anyhow::Result<()> {
-    let built = Engine::new(game, strategy, ties, Options::default())?.build(&mut |_, _| {})?;
+    let (strategy, ties) = (args.strategy, args.ties);
+    let built = Engine::new(game, strategy, ties, args.hybrid_options())?.build(&mut |_, _| {})?;
     let a = built.tree.analyze(&built.table)?;
     let first = match &built.tree {
         Tree::Node { experiment, .. } => Some(built.table.experiments[*experiment].to_string()),
@@ -118,12 +117,17 @@ fn print_counts(root: &Counts, depths: &[DepthCounts]) {
     println!("depth  nodes (reduced/table)  generated  distinct  kept");
     for (d, c) in depths.iter().enumerate() {
         println!(
-            "{d:>5}  {:>6}/{:<6}  {:>18}  {:>8}  {:>6}{}",
+            "{d:>5}  {:>6}/{:<6}  {:>18}  {:>8}  {:>6}{}{}",
             c.reduced_nodes,
             c.table_nodes,
             c.generated,
             c.distinct,
             c.kept,
+            if c.symbolic_nodes > 0 {
+                format!("  ({} counted symbolically)", c.symbolic_nodes)
+            } else {
+                String::new()
+            },
             if c.phase2_skipped > 0 {
                 format!("  (phase 2 skipped at {} nodes)", c.phase2_skipped)
             } else {
@@ -156,11 +160,11 @@ struct StepJson {
 pub fn play(
     game: &Game,
     secret: &str,
-    strategy: Strategy,
-    ties: Ties,
+    args: &super::game::StrategyArgs,
     json: bool,
 ) -> anyhow::Result<()> {
-    let mut engine = Engine::new(game, strategy, ties, Options::default())?;
+    let (strategy, ties) = (args.strategy, args.ties);
+    let mut engine = Engine::new(game, strategy, ties, args.hybrid_options())?;
     let steps = engine.play(secret).map_err(super::bad_input)?;
     let spec = &game.spec;
     let rows: Vec<StepJson> = steps

@@ -70,6 +70,12 @@ pub struct Encoder {
     truth: Lit,
     gates: HashMap<Gate, Lit>,
     counters: HashMap<Vec<Lit>, Vec<Lit>>,
+    /// Every clause, kept for model counting ([`Encoder::count`]).
+    clauses: Vec<Vec<Lit>>,
+    /// `defs[v]`: the clauses defining gate or counter variable `v`.
+    defs: Vec<Vec<u32>>,
+    /// The clauses added through [`Encoder::add`] (assertions).
+    asserted: Vec<u32>,
 }
 
 impl Default for Encoder {
@@ -86,6 +92,9 @@ impl Encoder {
             truth: Lit::positive(0),
             gates: HashMap::new(),
             counters: HashMap::new(),
+            clauses: Vec::new(),
+            defs: Vec::new(),
+            asserted: Vec::new(),
         };
         enc.truth = enc.fresh();
         enc.add(&[enc.truth]);
@@ -120,6 +129,23 @@ impl Encoder {
 
     /// Adds a clause (the solver never fails on this).
     pub fn add(&mut self, clause: &[Lit]) {
+        self.asserted.push(self.clauses.len() as u32);
+        self.push_clause(clause);
+    }
+
+    /// Adds a clause of the definition of `owner` (a gate or counter
+    /// output): counting follows definitions from the assertions down.
+    fn define(&mut self, owner: Lit, clause: &[Lit]) {
+        let v = owner.var().idx();
+        if self.defs.len() <= v {
+            self.defs.resize(v + 1, Vec::new());
+        }
+        self.defs[v].push(self.clauses.len() as u32);
+        self.push_clause(clause);
+    }
+
+    fn push_clause(&mut self, clause: &[Lit]) {
+        self.clauses.push(clause.to_vec());
         // BatSat's add_clause cannot fail; rustsat's signature allows it.
         let _ = self.solver.add_clause_ref(clause);
     }
@@ -174,9 +200,9 @@ impl Encoder {
         let mut long: Vec<Lit> = xs.iter().map(|&l| !l).collect();
         long.push(g);
         for &l in xs {
-            self.add(&[!g, l]);
+            self.define(g, &[!g, l]);
         }
-        self.add(&long);
+        self.define(g, &long);
         self.gates.insert(key, g);
         g
     }
@@ -205,10 +231,10 @@ impl Encoder {
             return g;
         }
         let g = self.fresh();
-        self.add(&[!g, !a, b]);
-        self.add(&[!g, a, !b]);
-        self.add(&[g, a, b]);
-        self.add(&[g, !a, !b]);
+        self.define(g, &[!g, !a, b]);
+        self.define(g, &[!g, a, !b]);
+        self.define(g, &[g, a, b]);
+        self.define(g, &[g, !a, !b]);
         self.gates.insert(key, g);
         g
     }
@@ -238,7 +264,7 @@ impl Encoder {
                     if j > 0 {
                         c.push(!b[j - 1]);
                     }
-                    self.add(&c);
+                    self.define(r[i + j - 1], &c);
                 }
                 // Down: a < i + 1 and b < j + 1 imply r < i + j + 1.
                 if i + j < n {
@@ -249,7 +275,7 @@ impl Encoder {
                     if j < b.len() {
                         c.push(b[j]);
                     }
-                    self.add(&c);
+                    self.define(r[i + j], &c);
                 }
             }
         }
@@ -334,6 +360,263 @@ impl Encoder {
                 self.card(*kind, *k, &lits)
             }
         }
+    }
+}
+
+/// Counts of components already counted (see [`Encoder::count`]). A
+/// component is a set of clauses over encoder variables, whose meaning
+/// never changes, so one memo serves every count of one encoder.
+#[derive(Default)]
+pub struct CountMemo {
+    map: HashMap<Vec<u32>, u128>,
+    /// Literals stored in the keys; the memo is emptied past
+    /// [`CountMemo::LIMIT`].
+    size: usize,
+}
+
+impl CountMemo {
+    const LIMIT: usize = 1 << 25;
+
+    fn insert(&mut self, key: Vec<u32>, n: u128) {
+        self.size += key.len();
+        if self.size > Self::LIMIT {
+            self.map.clear();
+            self.size = key.len();
+        }
+        self.map.insert(key, n);
+    }
+}
+
+/// A literal as `2 × variable + negated`.
+fn code(l: Lit) -> u32 {
+    (l.var().idx32() << 1) | u32::from(l.is_neg())
+}
+
+/// The exact model counter: DPLL with unit propagation, decomposition
+/// into independent components, and a memo of component counts (the
+/// scheme of sharpSAT, without its engineering).
+struct Sharp<'m> {
+    /// Per variable: 0 unassigned, 1 true, -1 false.
+    val: Vec<i8>,
+    memo: &'m mut CountMemo,
+}
+
+fn pow2(k: usize) -> u128 {
+    if k >= 127 {
+        u128::MAX
+    } else {
+        1u128 << k
+    }
+}
+
+impl Sharp<'_> {
+    fn value(&self, l: u32) -> i8 {
+        let v = self.val[(l >> 1) as usize];
+        if l & 1 == 1 {
+            -v
+        } else {
+            v
+        }
+    }
+
+    fn set(&mut self, l: u32, trail: &mut Vec<u32>) {
+        self.val[(l >> 1) as usize] = if l & 1 == 1 { -1 } else { 1 };
+        trail.push(l);
+    }
+
+    /// `clauses` under `units` after unit propagation: the clauses left
+    /// (false literals removed) and how many variables were assigned, or
+    /// `None` on a conflict. Leaves no assignment behind.
+    fn propagate(&mut self, clauses: &[Vec<u32>], units: &[u32]) -> Option<(Vec<Vec<u32>>, usize)> {
+        let mut trail = Vec::new();
+        let mut ok = true;
+        for &u in units {
+            match self.value(u) {
+                1 => {}
+                -1 => ok = false,
+                _ => self.set(u, &mut trail),
+            }
+        }
+        let mut changed = ok;
+        while changed && ok {
+            changed = false;
+            for c in clauses {
+                let (mut open, mut last, mut sat) = (0, 0, false);
+                for &l in c {
+                    match self.value(l) {
+                        1 => {
+                            sat = true;
+                            break;
+                        }
+                        0 => {
+                            open += 1;
+                            last = l;
+                        }
+                        _ => {}
+                    }
+                }
+                if sat {
+                    continue;
+                }
+                if open == 0 {
+                    ok = false;
+                    break;
+                }
+                if open == 1 {
+                    self.set(last, &mut trail);
+                    changed = true;
+                }
+            }
+        }
+        let out = ok.then(|| {
+            let rest = clauses
+                .iter()
+                .filter(|c| c.iter().all(|&l| self.value(l) != 1))
+                .map(|c| c.iter().copied().filter(|&l| self.value(l) == 0).collect())
+                .collect();
+            (rest, trail.len())
+        });
+        for l in trail {
+            self.val[(l >> 1) as usize] = 0;
+        }
+        out
+    }
+
+    /// Distinct variables of `clauses`.
+    fn vars(clauses: &[Vec<u32>]) -> Vec<u32> {
+        let mut vs: Vec<u32> = clauses.iter().flatten().map(|&l| l >> 1).collect();
+        vs.sort_unstable();
+        vs.dedup();
+        vs
+    }
+
+    /// Models of `clauses` over their variables, component by component.
+    fn product(&mut self, clauses: Vec<Vec<u32>>) -> u128 {
+        if clauses.is_empty() {
+            return 1;
+        }
+        let vars = Self::vars(&clauses);
+        let index = |v: u32| vars.binary_search(&v).expect("a variable of the clauses");
+        let mut parent: Vec<usize> = (0..vars.len()).collect();
+        fn root(p: &mut [usize], mut x: usize) -> usize {
+            while p[x] != x {
+                p[x] = p[p[x]];
+                x = p[x];
+            }
+            x
+        }
+        for c in &clauses {
+            let a = root(&mut parent, index(c[0] >> 1));
+            for &l in &c[1..] {
+                let b = root(&mut parent, index(l >> 1));
+                parent[b] = a;
+            }
+        }
+        let mut groups: HashMap<usize, Vec<Vec<u32>>> = HashMap::new();
+        for c in clauses {
+            let r = root(&mut parent, index(c[0] >> 1));
+            groups.entry(r).or_default().push(c);
+        }
+        let mut comps: Vec<Vec<Vec<u32>>> = groups.into_values().collect();
+        comps.sort_by_key(|c| c.len());
+        let mut n = 1u128;
+        for mut comp in comps {
+            comp.sort_unstable();
+            n = n.saturating_mul(self.component(comp));
+            if n == 0 {
+                break;
+            }
+        }
+        n
+    }
+
+    /// Models of one connected, non-empty component over its variables.
+    fn component(&mut self, clauses: Vec<Vec<u32>>) -> u128 {
+        let mut key = Vec::with_capacity(clauses.iter().map(|c| c.len() + 1).sum());
+        for c in &clauses {
+            key.extend_from_slice(c);
+            key.push(u32::MAX);
+        }
+        if let Some(&n) = self.memo.map.get(&key) {
+            return n;
+        }
+        let vars = Self::vars(&clauses);
+        // Branch on the first variable: the spec's variables come first,
+        // in declaration order, so gate and counter outputs follow by
+        // propagation and equal partial counts meet in the memo.
+        let v = vars[0];
+        let mut total = 0u128;
+        for l in [v << 1, (v << 1) | 1] {
+            if let Some((rest, assigned)) = self.propagate(&clauses, &[l]) {
+                let left = Self::vars(&rest).len();
+                let free = vars.len() - assigned - left;
+                total = total.saturating_add(pow2(free).saturating_mul(self.product(rest)));
+            }
+        }
+        self.memo.insert(key, total);
+        total
+    }
+}
+
+impl Encoder {
+    /// The number of models of the assertions and `assumptions`, counted
+    /// exactly (#SAT) over the variables they depend on: the assertions'
+    /// variables and, transitively, the inputs of every gate and counter
+    /// among them (the *cone*). Gates and counters are equivalences, so
+    /// their outputs never add models: the count is the number of
+    /// assignments to the cone's input variables. Each literal of `free`
+    /// whose variable is outside the cone doubles the count (a spec
+    /// variable nothing mentions). Saturates at `u128::MAX`.
+    pub fn count(&self, assumptions: &[Lit], free: &[Lit], memo: &mut CountMemo) -> u128 {
+        let n = self.n_vars as usize;
+        let mut in_cone = vec![false; n];
+        let mut taken = vec![false; self.clauses.len()];
+        let mut cone: Vec<Vec<u32>> = Vec::new();
+        let mut work: Vec<usize> = Vec::new();
+        let mut take = |i: usize, work: &mut Vec<usize>, in_cone: &mut Vec<bool>| {
+            if std::mem::replace(&mut taken[i], true) {
+                return;
+            }
+            let mut c: Vec<u32> = self.clauses[i].iter().map(|&l| code(l)).collect();
+            c.sort_unstable();
+            c.dedup();
+            for &l in &c {
+                let v = (l >> 1) as usize;
+                if !std::mem::replace(&mut in_cone[v], true) {
+                    work.push(v);
+                }
+            }
+            cone.push(c);
+        };
+        for &i in &self.asserted {
+            take(i as usize, &mut work, &mut in_cone);
+        }
+        for &l in assumptions {
+            let v = l.var().idx();
+            if !std::mem::replace(&mut in_cone[v], true) {
+                work.push(v);
+            }
+        }
+        while let Some(v) = work.pop() {
+            if let Some(defs) = self.defs.get(v) {
+                for &i in defs {
+                    take(i as usize, &mut work, &mut in_cone);
+                }
+            }
+        }
+        let outside = free.iter().filter(|l| !in_cone[l.var().idx()]).count();
+        let cone_vars = in_cone.iter().filter(|&&b| b).count();
+        let mut sharp = Sharp {
+            val: vec![0; n],
+            memo,
+        };
+        let units: Vec<u32> = assumptions.iter().map(|&l| code(l)).collect();
+        let Some((rest, assigned)) = sharp.propagate(&cone, &units) else {
+            return 0;
+        };
+        let left = Sharp::vars(&rest).len();
+        let free_in_cone = cone_vars - assigned - left;
+        pow2(outside + free_in_cone).saturating_mul(sharp.product(rest))
     }
 }
 

@@ -8,11 +8,19 @@
 //! on every code), per-depth counts of experiments generated and kept,
 //! or one play.
 //!
-//! Codes are enumerated once through SAT (at most
-//! [`explicit::MAX_CODES`]) and held as one bit column per variable, so an
+//! Nodes with more than [`Options::symbolic_above`] codes still possible
+//! are worked *symbolically* ([`symbolic`]): the knowledge is a formula,
+//! phase 1 and 2 work from its fixed variables (backbone) and history,
+//! and every outcome of every kept experiment is counted exactly by
+//! #SAT, so no code is listed. A game with more than
+//! [`explicit::MAX_CODES`] codes (Mastermind 8x8) starts there (plays
+//! only: `game play`), and once few codes remain they are listed through
+//! SAT and the play goes on as below.
+//!
+//! Listed codes are held as one bit column per variable, so an
 //! experiment's outcomes on a set of codes are evaluated 64 codes at a
-//! time from its type's normalised outcome templates. At a node with code
-//! set S:
+//! time from its type's normalised outcome templates. At a node with
+//! code set S:
 //! * *reduced*: phase 1 generates candidates from the knowledge (fixed
 //!   variables of S, the history, S itself for the symmetry checks);
 //!   candidates splitting S identically (the same parts, whatever their
@@ -36,7 +44,7 @@ use std::collections::HashMap;
 use thiserror::Error;
 
 use super::explicit::{self, ExplicitError};
-use super::knowledge::Instance;
+use super::knowledge::{Instance, Knowledge, KnowledgeError};
 use super::reduce::norm::{Arena, Node, NodeId};
 use super::reduce::{canon, CodeSet, Counts, Reducer};
 use super::spec::{CardKind, Formula, Spec};
@@ -53,6 +61,40 @@ use super::Game;
 pub const NS_NODE_WORD: f64 = 2.0;
 pub const NS_CANDIDATE: f64 = 400.0;
 pub const NS_TABLE_CELL: f64 = 1.5;
+
+/// The switch point of a play on a game too big to list: the codes
+/// still possible are listed (through SAT) once at most this many
+/// remain, and the play goes on explicitly.
+///
+/// Measured (`scripts/calibrate-hybrid.sh`, release, max-models, one
+/// node's choice; machine shared, load about 10 on 2 cores):
+///
+/// | game | depth | codes | symbolic ms | listing ms | explicit ms |
+/// |---|---|---|---|---|---|
+/// | mastermind:4x6 | 0 | 1296 | 84 | 82 | 18 |
+/// | mastermind:4x6 | 1 | 256 | 351 | 79 | 2 |
+/// | mastermind:4x6 | 1 | 114 | 443 | 37 | 2 |
+/// | mastermind:4x6 | 2 | 34 | 2884 | 22 | 12 |
+/// | mastermind:4x6 | 3 | 6 | 15482 | 13 | 2 |
+/// | mastermind:5x6 | 0 | 7776 | 373 | 635 | 47 |
+/// | mastermind:5x6 | 1 | 1290 | 164796 | 413 | 134 |
+/// | mastermind:5x6 | 1 | 381 | 61362 | 12 | 14 |
+/// | mastermind:5x6 | 2 | 24 | 5695 | 23 | 25 |
+///
+/// The symbolic side wins only at the root, where symmetry keeps a
+/// handful of experiments (5x6: 373 ms against 682 ms to list and
+/// choose, listing about 80 µs a code); one experiment later phase 1
+/// without the code set keeps hundreds, each counted outcome by
+/// outcome, and it is 100 to 1000 times slower than listing the codes
+/// and choosing on them. So a play lists as soon as the codes fit
+/// ([`explicit::MAX_CODES`]); and on listed codes the explicit side is
+/// faster at every node measured (hence [`Options::symbolic_above`]
+/// defaults to never).
+pub const LIST_AT: usize = explicit::MAX_CODES;
+
+/// At most this many cells in a table of every experiment on one node's
+/// codes (when the table on every code does not fit).
+pub const LOCAL_CELLS: usize = 1 << 24;
 
 /// At most this many experiments in an explicit table.
 pub const TABLE_EXPERIMENTS: u64 = 1 << 16;
@@ -91,6 +133,16 @@ pub struct Options {
     /// Use phase 2 (canonical graphs) after phase 1.
     pub phase2: bool,
     pub table: TableUse,
+    /// Nodes with more codes still possible than this are worked
+    /// symbolically, by model counting with the SAT knowledge, even when
+    /// the codes are listed (default: never; measured slower at every
+    /// node, see [`LIST_AT`]; tests force it to check both sides agree).
+    /// Only with `reduce`.
+    pub symbolic_above: usize,
+    /// A play on a game too big to list (more than
+    /// [`explicit::MAX_CODES`] codes) is symbolic until at most this many
+    /// codes remain (or `symbolic_above`, if smaller), then lists them.
+    pub list_at: usize,
 }
 
 impl Default for Options {
@@ -99,6 +151,8 @@ impl Default for Options {
             reduce: true,
             phase2: true,
             table: TableUse::Auto,
+            symbolic_above: usize::MAX,
+            list_at: LIST_AT,
         }
     }
 }
@@ -115,6 +169,10 @@ pub enum HybridError {
     TooManyExperiments { depth: usize, limit: usize },
     #[error("`{0}` is not a code of the game")]
     UnknownCode(String),
+    #[error(transparent)]
+    Knowledge(#[from] KnowledgeError),
+    #[error("no experiment tells the codes still possible apart after {depth} experiments")]
+    NoUsefulExperiment { depth: usize },
 }
 
 /// Experiments at one depth of the tree, summed over its nodes.
@@ -124,6 +182,8 @@ pub struct DepthCounts {
     pub reduced_nodes: usize,
     /// Nodes worked on the explicit table.
     pub table_nodes: usize,
+    /// Of the reduced nodes, those worked symbolically (counting).
+    pub symbolic_nodes: usize,
     /// Experiments in all (table nodes: every experiment).
     pub generated: usize,
     /// After merging identical splits.
@@ -287,6 +347,34 @@ pub struct Engine<'g> {
     used_index: HashMap<Instance, usize>,
     depths: Vec<DepthCounts>,
     root: Counts,
+    /// The SAT knowledge of the symbolic side, made on first use.
+    knowledge: Option<Knowledge<'g>>,
+    /// The codes were too many to list: only plays, symbolic at first.
+    lazy: bool,
+    /// The explicit table of every experiment on every code fits
+    /// ([`explicit::MAX_CELLS`]); else table nodes build a table of every
+    /// experiment on their own codes only (at most [`LOCAL_CELLS`]).
+    full_fits: bool,
+}
+
+/// Code columns (`cols[v * nw + w]`) and packed rows of `codes`.
+fn columns(codes: &[Vec<bool>], nv: usize) -> (usize, Vec<u64>, Vec<Vec<u64>>) {
+    let n = codes.len();
+    let nw = n.div_ceil(64).max(1);
+    let mut cols = vec![0u64; nv * nw];
+    let rw = nv.div_ceil(64).max(1);
+    let mut rows = Vec::with_capacity(n);
+    for (c, code) in codes.iter().enumerate() {
+        let mut row = vec![0u64; rw];
+        for (v, &b) in code.iter().enumerate() {
+            if b {
+                cols[v * nw + c / 64] |= 1 << (c % 64);
+                row[v / 64] |= 1 << (v % 64);
+            }
+        }
+        rows.push(row);
+    }
+    (nw, cols, rows)
 }
 
 fn needs_fixed(s: Strategy) -> bool {
@@ -347,27 +435,21 @@ impl<'g> Engine<'g> {
         opts: Options,
     ) -> Result<Engine<'g>, HybridError> {
         let spec = &game.spec;
-        let codes = explicit::codes(spec, explicit::MAX_CODES)?;
-        let n = codes.len();
-        let nv = spec.vars.len();
-        let nw = n.div_ceil(64).max(1);
-        let mut cols = vec![0u64; nv * nw];
-        let rw = nv.div_ceil(64).max(1);
-        let mut rows = Vec::with_capacity(n);
-        for (c, code) in codes.iter().enumerate() {
-            let mut row = vec![0u64; rw];
-            for (v, &b) in code.iter().enumerate() {
-                if b {
-                    cols[v * nw + c / 64] |= 1 << (c % 64);
-                    row[v / 64] |= 1 << (v % 64);
-                }
-            }
-            rows.push(row);
-        }
+        let (codes, lazy) = match explicit::codes(spec, explicit::MAX_CODES) {
+            Ok(codes) => (codes, false),
+            Err(ExplicitError::TooManyCodes) if opts.reduce => (Vec::new(), true),
+            Err(e) => return Err(e.into()),
+        };
+        let n = if lazy {
+            explicit::MAX_CODES + 1
+        } else {
+            codes.len()
+        };
+        let (nw, cols, rows) = columns(&codes, spec.vars.len());
         let names = codes.iter().map(|c| game.code_name(c)).collect();
         let (outcomes, is_final, global) = outcome_numbering(spec)?;
-        let cap = TABLE_EXPERIMENTS.min((explicit::MAX_CELLS / n.max(1)) as u64);
-        let total = Reducer::new(spec).total(cap);
+        let total = Reducer::new(spec).total(TABLE_EXPERIMENTS);
+        let full_fits = total.is_some_and(|t| t as usize * n <= explicit::MAX_CELLS);
         let all = total.map(|_| {
             let mut all = Vec::new();
             for (ty, t) in spec.experiments.iter().enumerate() {
@@ -381,7 +463,7 @@ impl<'g> Engine<'g> {
             }
             all
         });
-        if !opts.reduce && all.is_none() {
+        if !opts.reduce && !full_fits {
             return Err(HybridError::NoTable(format!(
                 "more than {TABLE_EXPERIMENTS}"
             )));
@@ -410,7 +492,29 @@ impl<'g> Engine<'g> {
             used_index: HashMap::new(),
             depths: Vec::new(),
             root: Counts::default(),
+            knowledge: None,
+            lazy,
+            full_fits,
         })
+    }
+
+    /// Replaces the listed codes (a lazy play's codes still possible,
+    /// once few remain).
+    fn load_codes(&mut self, codes: Vec<Vec<bool>>) {
+        let (nw, cols, rows) = columns(&codes, self.game.spec.vars.len());
+        self.names = codes.iter().map(|c| self.game.code_name(c)).collect();
+        (self.nw, self.cols, self.rows, self.codes) = (nw, cols, rows, codes);
+        self.full = None;
+        self.lazy = false;
+        self.full_fits = self
+            .all
+            .as_ref()
+            .is_some_and(|a| a.len() * self.codes.len() <= explicit::MAX_CELLS);
+    }
+
+    /// Whether the codes are too many to list (plays only).
+    pub fn is_lazy(&self) -> bool {
+        self.lazy
     }
 
     pub fn n_codes(&self) -> usize {
@@ -620,6 +724,11 @@ impl<'g> Engine<'g> {
         table: &mut bool,
     ) -> Result<Result<(Instance, Vec<u8>), usize>, HybridError> {
         let depth = history.len();
+        if self.opts.reduce && codes.len() > self.opts.symbolic_above.max(1) {
+            let exp = self.choose_symbolic(history)?;
+            let row = self.row_on(&exp, &Subset::new(codes.to_vec()));
+            return Ok(Ok((exp, row)));
+        }
         if !self.opts.reduce || (*table && self.opts.table != TableUse::Never) {
             *table = true;
             return self.choose_table(codes, depth);
@@ -658,16 +767,25 @@ impl<'g> Engine<'g> {
         let n_all = self.all.as_ref().map(Vec::len);
         let use_table = match (self.opts.table, n_all) {
             (_, None) | (TableUse::Never, _) => false,
+            (_, Some(n)) if !self.full_fits && n * codes.len() > LOCAL_CELLS => false,
             (TableUse::Always, Some(_)) => true,
             (TableUse::Auto, Some(n)) => {
                 let words = sub.words.len() as f64;
-                let reduced: f64 = generated
-                    .iter()
-                    .map(|e| {
-                        self.programs[e.ty].ops.len() as f64 * words * NS_NODE_WORD + NS_CANDIDATE
-                    })
-                    .sum();
-                (n * codes.len()) as f64 * NS_TABLE_CELL <= reduced
+                let eval = |ty: usize| self.programs[ty].ops.len() as f64 * words * NS_NODE_WORD;
+                let reduced: f64 = generated.iter().map(|e| eval(e.ty) + NS_CANDIDATE).sum();
+                // A local table first evaluates every experiment on S.
+                let build: f64 = if self.full_fits {
+                    0.0
+                } else {
+                    let ops: f64 = self
+                        .programs
+                        .iter()
+                        .map(|p| p.ops.len() as f64)
+                        .sum::<f64>()
+                        / self.programs.len().max(1) as f64;
+                    n as f64 * ops * words * NS_NODE_WORD
+                };
+                build + (n * codes.len()) as f64 * NS_TABLE_CELL <= reduced
             }
         };
         if use_table {
@@ -722,6 +840,9 @@ impl<'g> Engine<'g> {
             },
             true,
         );
+        if !self.full_fits {
+            return self.choose_local_table(codes);
+        }
         let (strategy, ties) = (self.strategy, self.ties);
         let table = self.full_table();
         let choice = Planner::new(table, strategy, ties)?.choose(codes)?;
@@ -735,6 +856,52 @@ impl<'g> Engine<'g> {
                 let exp = self.all.as_ref().expect("a table has every experiment")[e].clone();
                 Ok((exp, row))
             }
+        })
+    }
+
+    /// [`Engine::choose_table`] on a table of every experiment over
+    /// `codes` alone (the table over every code does not fit).
+    fn choose_local_table(
+        &mut self,
+        codes: &[u32],
+    ) -> Result<Result<(Instance, Vec<u8>), usize>, HybridError> {
+        let all = self
+            .all
+            .as_ref()
+            .expect("only called with every experiment");
+        let sub = Subset::new(codes.to_vec());
+        let mut cells = Vec::with_capacity(all.len() * codes.len());
+        for exp in all {
+            cells.extend(self.row_on(exp, &sub));
+        }
+        let blank = || Experiment {
+            kind: "".into(),
+            params: Vec::new(),
+        };
+        let names = codes
+            .iter()
+            .map(|&c| self.names[c as usize].clone())
+            .collect();
+        let mut table = Table::new(
+            self.game.name.clone(),
+            names,
+            (0..all.len()).map(|_| blank()).collect(),
+            self.outcomes.clone(),
+            self.is_final.clone(),
+            cells,
+        );
+        if needs_fixed(self.strategy) {
+            let rows: Vec<Vec<bool>> = codes
+                .iter()
+                .map(|&c| self.codes[c as usize].clone())
+                .collect();
+            table = table.with_valuations(Valuations::new(self.game.spec.vars.clone(), &rows));
+        }
+        let local: Vec<u32> = (0..codes.len() as u32).collect();
+        let choice = Planner::new(&table, self.strategy, self.ties)?.choose(&local)?;
+        Ok(match choice {
+            Choice::Known(k) => Err(codes[k] as usize),
+            Choice::Play(e) => Ok((all[e].clone(), table.row(e).to_vec())),
         })
     }
 
@@ -846,6 +1013,9 @@ impl<'g> Engine<'g> {
 
     /// The decision tree over every code.
     pub fn build(mut self, progress: &mut dyn FnMut(usize, usize)) -> Result<Built, HybridError> {
+        if self.lazy {
+            return Err(ExplicitError::TooManyCodes.into());
+        }
         let all: Vec<u32> = (0..self.codes.len() as u32).collect();
         let mut done = 0;
         let mut history = Vec::new();
@@ -936,15 +1106,40 @@ impl<'g> Engine<'g> {
 
     /// One play against the code named `secret`.
     pub fn play(&mut self, secret: &str) -> Result<Vec<Step>, HybridError> {
+        if self.lazy {
+            return self.play_lazy(secret);
+        }
         let wanted: String = secret.split_whitespace().collect();
         let code = self
             .names
             .iter()
             .position(|c| *c == wanted)
             .ok_or_else(|| HybridError::UnknownCode(secret.to_string()))?;
-        let mut s: Vec<u32> = (0..self.codes.len() as u32).collect();
-        let mut history = Vec::new();
-        let mut steps = Vec::new();
+        let s: Vec<u32> = (0..self.codes.len() as u32).collect();
+        self.play_from(code, s, Vec::new(), Vec::new())
+    }
+
+    /// The counts recorded at `depth` (a play has one node per depth).
+    fn step_counts(&self, depth: usize) -> Counts {
+        self.depths
+            .get(depth)
+            .map_or(Counts::default(), |d| Counts {
+                total: None,
+                generated: d.generated,
+                distinct: d.distinct,
+                kept: d.kept,
+            })
+    }
+
+    /// A play against listed code `code` from the codes `s` after
+    /// `history` (with its `steps` so far).
+    fn play_from(
+        &mut self,
+        code: usize,
+        mut s: Vec<u32>,
+        mut history: Vec<(Instance, usize)>,
+        mut steps: Vec<Step>,
+    ) -> Result<Vec<Step>, HybridError> {
         let mut table = false;
         while let Ok((exp, row)) = self.choose(&s, &history, &mut table)? {
             let k = s
@@ -958,15 +1153,7 @@ impl<'g> Engine<'g> {
                 .filter(|&(_, &x)| x == o)
                 .map(|(&c, _)| c)
                 .collect();
-            let counts = self
-                .depths
-                .get(history.len())
-                .map_or(Counts::default(), |d| Counts {
-                    total: None,
-                    generated: d.generated,
-                    distinct: d.distinct,
-                    kept: d.kept,
-                });
+            let counts = self.step_counts(history.len());
             history.push((exp.clone(), self.local(exp.ty, o)));
             steps.push(Step {
                 experiment: exp,
@@ -994,6 +1181,8 @@ fn experiment(spec: &Spec, e: &Instance) -> Experiment {
             .collect(),
     }
 }
+
+mod symbolic;
 
 #[cfg(test)]
 mod tests;

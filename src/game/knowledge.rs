@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use rustsat::types::Lit;
 use thiserror::Error;
 
-use super::cnf::{Encoder, SatError};
+use super::cnf::{CountMemo, Encoder, SatError};
 use super::spec::{Formula, Spec, VarIdx};
 
 /// One experiment of the game: type index into [`Spec::experiments`] and
@@ -68,6 +68,7 @@ pub struct Knowledge<'s> {
     vars: Vec<Lit>,
     /// Variables fixed by the constraint alone (before any experiment).
     base: Vec<Option<bool>>,
+    memo: CountMemo,
 }
 
 impl<'s> Knowledge<'s> {
@@ -80,6 +81,7 @@ impl<'s> Knowledge<'s> {
             enc,
             base: vec![None; vars.len()],
             vars,
+            memo: CountMemo::default(),
         };
         let phi0 = k.lit(&spec.constraint(), &[]);
         k.enc.add(&[phi0]);
@@ -165,10 +167,22 @@ impl<'s> Knowledge<'s> {
     /// Up to `cap` codes still possible, in no particular order; the flag
     /// says whether they are all of them.
     pub fn enumerate(&mut self, cap: usize) -> Result<(Vec<Vec<bool>>, bool), KnowledgeError> {
+        self.enumerate_under(&[], cap)
+    }
+
+    /// [`Knowledge::enumerate`] with `assumptions` (literals from
+    /// [`Knowledge::outcome_lit`]) as if observed.
+    pub fn enumerate_under(
+        &mut self,
+        assumptions: &[Lit],
+        cap: usize,
+    ) -> Result<(Vec<Vec<bool>>, bool), KnowledgeError> {
         let act = self.enc.fresh();
         let mut codes = Vec::new();
         let mut exhaustive = true;
-        while self.enc.solve(&[act])? {
+        let mut assumps = assumptions.to_vec();
+        assumps.push(act);
+        while self.enc.solve(&assumps)? {
             if codes.len() == cap {
                 exhaustive = false;
                 break;
@@ -188,6 +202,14 @@ impl<'s> Knowledge<'s> {
             count: codes.len(),
             exhaustive,
         })
+    }
+
+    /// The exact number of codes still possible with `assumptions` as if
+    /// observed, by model counting (#SAT, see [`Encoder::count`]): never
+    /// enumerates, so it works on games of any size (saturates at
+    /// `u128::MAX`).
+    pub fn count_exact(&mut self, assumptions: &[Lit]) -> u128 {
+        self.enc.count(assumptions, &self.vars, &mut self.memo)
     }
 
     /// The canonically least code under `assumptions`, if any.
@@ -229,8 +251,16 @@ impl<'s> Knowledge<'s> {
     /// The backbone: `Some(b)` for every variable with value `b` in every
     /// code still possible (all `None` if no code is).
     pub fn backbone(&mut self) -> Result<Vec<Option<bool>>, KnowledgeError> {
+        self.backbone_under(&[])
+    }
+
+    /// [`Knowledge::backbone`] with `assumptions` as if observed.
+    pub fn backbone_under(
+        &mut self,
+        assumptions: &[Lit],
+    ) -> Result<Vec<Option<bool>>, KnowledgeError> {
         let n = self.vars.len();
-        if !self.enc.solve(&[])? {
+        if !self.enc.solve(assumptions)? {
             return Ok(vec![None; n]);
         }
         let model = self.model()?;
@@ -241,7 +271,9 @@ impl<'s> Knowledge<'s> {
             }
             let l = self.vars[v];
             let flipped = if model[v] { !l } else { l };
-            if self.enc.solve(&[flipped])? {
+            let mut trial = assumptions.to_vec();
+            trial.push(flipped);
+            if self.enc.solve(&trial)? {
                 let other = self.model()?;
                 for (c, (a, b)) in candidate.iter_mut().zip(model.iter().zip(&other)) {
                     *c &= a == b;
@@ -474,6 +506,42 @@ mod tests {
         assert_eq!(codes.len(), expected);
         assert!(k.possible(&guess("ABCD"), outcome("4b0w")).unwrap());
         assert!(!k.possible(&guess("AABB"), outcome("0b0w")).unwrap());
+    }
+
+    /// Model counting agrees with enumeration, before and after
+    /// observations and under assumptions, on every outcome of a guess.
+    #[test]
+    fn exact_counts_match_enumeration() {
+        for name in ["mastermind:3x3", "black-peg:3x4", "coins:5", "coins:4+1"] {
+            let (_, spec) = mm(name);
+            let mut k = Knowledge::new(&spec).unwrap();
+            let n = k.count(100_000).unwrap().count as u128;
+            assert_eq!(k.count_exact(&[]), n, "{name}");
+            let t = &spec.experiments[spec.experiments.len() - 1];
+            let mut params = Vec::new();
+            crate::game::params::for_each(t, spec.alphabet.len(), |p| {
+                params.push(p.to_vec());
+                std::ops::ControlFlow::Break(())
+            });
+            let exp = Instance {
+                ty: spec.experiments.len() - 1,
+                params: params[0].clone(),
+            };
+            let mut sum = 0;
+            for o in 0..t.outcomes.len() {
+                let l = k.outcome_lit(&exp, o);
+                let (codes, all) = k.enumerate_under(&[l], 100_000).unwrap();
+                assert!(all);
+                assert_eq!(k.count_exact(&[l]), codes.len() as u128, "{name} {o}");
+                sum += codes.len() as u128;
+            }
+            assert_eq!(sum, n, "{name}");
+            // After an observation, counts shrink consistently.
+            let l = k.outcome_lit(&exp, 0);
+            let before = k.count_exact(&[l]);
+            k.observe(&exp, 0);
+            assert_eq!(k.count_exact(&[]), before, "{name}");
+        }
     }
 
     #[test]

@@ -789,7 +789,7 @@ fn nlogn(n: usize) -> f64 {
 }
 
 /// Tolerance below which two entropy sums are compared exactly.
-fn ent_tolerance(a: f64, b: f64) -> f64 {
+pub(crate) fn ent_tolerance(a: f64, b: f64) -> f64 {
     1e-7 * (1.0 + a.abs().max(b.abs()))
 }
 
@@ -803,7 +803,7 @@ pub struct Step {
 }
 
 /// Exact comparison of Π n^n for two multisets of part sizes.
-mod exact {
+pub(crate) mod exact {
     use std::cmp::Ordering;
     use std::collections::BTreeMap;
 

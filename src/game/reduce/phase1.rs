@@ -29,6 +29,13 @@
 //! shorter experiment is valid, or its certified block swap is, when the
 //! removed coin headed a pan.)
 //!
+//! (E) positional symbols: where a position's mappings are read nowhere
+//! else (black-peg pegs), two symbols interchangeable at that position
+//! alone (`State::positional_classes`) give equivalent experiments that
+//! differ only there, so only the least is tried; the swap changes one
+//! position, which is in no restriction group, so the image is valid and
+//! smaller, and the induction below applies to it as to (A).
+//!
 //! Why this never loses the least member of a class: for a skipped p with
 //! prefix P, g(p) <lex p is equivalent to p; if g(p) breaks a clean
 //! `PARAMS_SORTED` group, sorting that group (an element of G as well,
@@ -120,6 +127,9 @@ struct Walk<'a> {
     dead_in: HashMap<(usize, usize), u32>,
     /// The previous position of each position's class (test B).
     prev_in_class: Vec<Option<usize>>,
+    /// (E) per position, symbols interchangeable there alone
+    /// (`State::positional_classes`): only the least of each is tried.
+    positional: Vec<Option<Vec<u32>>>,
 }
 
 /// Phase 1 for type `ty`: the surviving parameter lists, or [`Overflow`]
@@ -224,6 +234,11 @@ pub fn for_each(
             })
         })
         .collect();
+    let positional = if prune {
+        state.positional_classes(ty)
+    } else {
+        vec![None; t.arity]
+    };
     let mut walk = Walk {
         checks,
         sym_class: &sym_class,
@@ -242,6 +257,7 @@ pub fn for_each(
         padding,
         dead_in: HashMap::new(),
         prev_in_class,
+        positional,
     };
     walk.go(0, n_sym as u32)
 }
@@ -332,6 +348,9 @@ impl Walk<'_> {
         }
         out.sort_unstable();
         out.dedup();
+        if let Some(class) = &self.positional[pos] {
+            out.retain(|&s| class[s as usize] == s);
+        }
         out
     }
 

@@ -602,6 +602,110 @@ impl<'r, 's> State<'r, 's> {
         class
     }
 
+    /// The mappings read at position `k` of type `ty`, if swapping two
+    /// symbols there alone can be a symmetry of the game: those mappings
+    /// are read at no other position of any type, every type that reads
+    /// one of them reads exactly them at `k`, with `k` in no
+    /// `PARAMS_DISTINCT`/`PARAMS_SORTED` group, and no template names
+    /// their variables directly and no other mapping reaches them. (The
+    /// pegs of black-peg Mastermind: `P3$3` only.)
+    fn positional_maps(&self, ty: usize, k: usize) -> Option<Vec<usize>> {
+        let spec = self.red.spec;
+        let maps: Vec<usize> = (0..spec.mappings.len())
+            .filter(|&m| self.red.types[ty].usage[m][k])
+            .collect();
+        if maps.is_empty() {
+            return None;
+        }
+        for (t2, info) in self.red.types.iter().enumerate() {
+            let reads = |m: usize, j: usize| info.usage[m].get(j).copied().unwrap_or(false);
+            let arity = spec.experiments[t2].arity;
+            if maps
+                .iter()
+                .any(|&m| (0..arity).any(|j| j != k && reads(m, j)))
+            {
+                return None;
+            }
+            let here: Vec<usize> = (0..spec.mappings.len()).filter(|&m| reads(m, k)).collect();
+            if here.iter().any(|m| maps.contains(m)) {
+                let t = &spec.experiments[t2];
+                let grouped = t.distinct.iter().chain(&t.sorted).any(|g| g.contains(&k));
+                if here != maps || grouped {
+                    return None;
+                }
+            }
+        }
+        let mut vars: Vec<u32> = maps
+            .iter()
+            .flat_map(|&m| spec.mappings[m].targets.iter().map(|v| v.0))
+            .collect();
+        vars.sort_unstable();
+        let n = vars.len();
+        vars.dedup();
+        let plain = self
+            .red
+            .types
+            .iter()
+            .any(|i| i.plain.iter().any(|v| vars.binary_search(v).is_ok()));
+        let shared = (0..spec.mappings.len())
+            .filter(|m| !maps.contains(m))
+            .any(|m| {
+                spec.mappings[m]
+                    .targets
+                    .iter()
+                    .any(|v| vars.binary_search(&v.0).is_ok())
+            });
+        (n == vars.len() && !plain && !shared).then_some(maps)
+    }
+
+    /// Per position of type `ty`, classes of symbols interchangeable at
+    /// that position alone (`class[s]`, the least symbol of `s`'s class;
+    /// `None`: no such symmetry at the position). Swapping `a` and `b` at
+    /// position `k` with π exchanging `M(a)` and `M(b)` for the mappings
+    /// read there ([`State::positional_maps`]) maps the experiment to one
+    /// differing only at `k`, changes no other position's variables, and
+    /// is a symmetry when π keeps fixed values and the codes still
+    /// possible. Phase 1 tries only the least symbol of each class there.
+    pub fn positional_classes(&mut self, ty: usize) -> Vec<Option<Vec<u32>>> {
+        let spec = self.red.spec;
+        let n_sym = spec.alphabet.len() as u32;
+        (0..spec.experiments[ty].arity)
+            .map(|k| {
+                let maps = self.positional_maps(ty, k)?;
+                let mut reps: Vec<u32> = Vec::new();
+                let mut class = vec![0; n_sym as usize];
+                for s in 0..n_sym {
+                    let found = reps.iter().copied().find(|&r| {
+                        let mut moved = Vec::new();
+                        let mut ok = true;
+                        for &m in &maps {
+                            let t = &spec.mappings[m].targets;
+                            let (x, y) = (t[r as usize].0, t[s as usize].0);
+                            match (self.value(x), self.value(y)) {
+                                (None, None) => {
+                                    moved.push((x, y));
+                                    moved.push((y, x));
+                                }
+                                (Some(p), Some(q)) if p == q => {}
+                                _ => ok = false,
+                            }
+                        }
+                        moved.sort_unstable();
+                        ok && self.knowledge_invariant(&moved)
+                    });
+                    match found {
+                        Some(r) => class[s as usize] = r,
+                        None => {
+                            reps.push(s);
+                            class[s as usize] = s;
+                        }
+                    }
+                }
+                Some(class)
+            })
+            .collect()
+    }
+
     /// Classes of interchangeable parameter positions of type `ty`,
     /// `class[k]` the least position of `k`'s class.
     pub fn position_classes(&mut self, ty: usize) -> Vec<u32> {

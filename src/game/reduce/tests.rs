@@ -31,11 +31,10 @@ fn phase1_gives_one_guess_per_pattern_at_the_root_of_mastermind() {
             "guess ABCD"
         ]
     );
+    // Black-peg pegs are read by one mapping each, so colours also swap
+    // at one position alone (test E): every first guess is alike.
     let s = spec("black-peg:3x4");
-    assert_eq!(
-        names(&s, &root(&s)),
-        ["guess AAA", "guess AAB", "guess ABC"]
-    );
+    assert_eq!(names(&s, &root(&s)), ["guess AAA"]);
 }
 
 #[test]
