@@ -7,7 +7,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use checkmate::bmc::{self, BmcOptions, Encoding, SolverKind, Status};
-use checkmate::grid::{self, compile::compile_model, strengthen, CompileOptions, Puzzle};
+use checkmate::grid::compile::{compile_model, NoRevisit};
+use checkmate::grid::{self, strengthen, CompileOptions, Puzzle};
 
 fn load(path: &Path) -> Puzzle {
     let text = std::fs::read_to_string(path).unwrap();
@@ -53,7 +54,8 @@ fn every_model_puzzle_is_solved_and_verified() {
 /// `file open bound vars clauses first_ms unique_ms status found unique`.
 /// Puzzles from `BENCH_PUZZLES` (comma-separated paths); options from
 /// `BENCH_ENCODING`, `BENCH_SOLVER`, `BENCH_TIMEOUT` (seconds),
-/// `BENCH_STUTTER` (0/1), `BENCH_STRENGTHEN` (comma-separated names).
+/// `BENCH_STUTTER` (0/1), `BENCH_STRENGTHEN` (comma-separated names),
+/// `BENCH_NOREVISIT` (`trans` or `count`; default: the compiler's choice).
 #[test]
 #[ignore]
 fn bench_grid() {
@@ -70,9 +72,16 @@ fn bench_grid() {
         let puzzle = load(Path::new(file));
         let names = var("BENCH_STRENGTHEN").unwrap_or_default();
         let names: Vec<&str> = names.split(',').filter(|n| !n.is_empty()).collect();
+        let no_revisit = var("BENCH_NOREVISIT").map(|s| match s.as_str() {
+            "trans" => NoRevisit::Trans,
+            "count" => NoRevisit::Count,
+            _ => panic!("BENCH_NOREVISIT: expected trans or count"),
+        });
+        let base = strengthen::options(&names).unwrap();
         let opts = CompileOptions {
             stutter,
-            ..strengthen::options(&names).unwrap()
+            no_revisit: no_revisit.or(base.no_revisit),
+            ..base
         };
         let (sys, _) = compile_model(&puzzle, &opts);
         let started = Instant::now();

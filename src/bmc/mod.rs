@@ -26,6 +26,7 @@
 
 mod analyse;
 mod cnf;
+mod domains;
 mod expr;
 mod solver;
 mod unroll;
@@ -390,6 +391,7 @@ pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
 /// `name@step:bitI` (log); frozen variables appear at step 0 only.
 pub fn dimacs(sys: &System, k: usize, encoding: Encoding) -> Result<String, BmcError> {
     let mut u = Unroller::new(sys, encoding, ClauseLog::default())?;
+    u.prune_for(k);
     u.extend_to(k)?;
     u.assert_goal(k)?;
     let header = vec![
@@ -422,6 +424,7 @@ struct Search<'s, 'o> {
 impl Search<'_, '_> {
     /// Solves at exactly bound `k`.
     fn exact(mut self, k: usize) -> Result<BmcResult, BmcError> {
+        self.u.prune_for(k);
         for step in 0..=k {
             if self.watch.check() {
                 return Ok(self.finish(k, true, false));
