@@ -55,7 +55,10 @@ fn every_model_puzzle_is_solved_and_verified() {
 /// Puzzles from `BENCH_PUZZLES` (comma-separated paths); options from
 /// `BENCH_ENCODING`, `BENCH_SOLVER`, `BENCH_TIMEOUT` (seconds),
 /// `BENCH_STUTTER` (0/1), `BENCH_STRENGTHEN` (comma-separated names),
-/// `BENCH_NOREVISIT` (`trans` or `count`; default: the compiler's choice).
+/// `BENCH_NOREVISIT` (`trans` or `count`; default: the compiler's choice),
+/// `BENCH_PRUNE` (0/1, the engine's domain pruning; default 1),
+/// `BENCH_MODEL=sat` (the model `checkmate solve` uses; the other model
+/// options are then ignored).
 #[test]
 #[ignore]
 fn bench_grid() {
@@ -83,6 +86,12 @@ fn bench_grid() {
             no_revisit: no_revisit.or(base.no_revisit),
             ..base
         };
+        let opts = if var("BENCH_MODEL").is_some_and(|m| m == "sat") {
+            strengthen::sat_options(&puzzle)
+        } else {
+            opts
+        };
+        let prune = var("BENCH_PRUNE").is_none_or(|s| s != "0");
         let (sys, _) = compile_model(&puzzle, &opts);
         let started = Instant::now();
         let encoded = std::sync::Arc::new(std::sync::Mutex::new(Duration::ZERO));
@@ -94,6 +103,7 @@ fn bench_grid() {
                 encoding,
                 solver,
                 timeout: Some(timeout),
+                prune,
                 progress: Some(std::sync::Arc::new(move |p: &bmc::Progress| {
                     if p.phase == bmc::Phase::Encoded {
                         *mark.lock().unwrap() = p.elapsed;

@@ -16,8 +16,6 @@
 //! solution. The work is capped ([`BUDGET`] expression nodes); stopping
 //! early only leaves sets larger, which is still sound.
 
-use std::collections::HashSet;
-
 use super::analyse::reads;
 use crate::ir::{Domain, Expr, System, Value, VarId};
 
@@ -153,7 +151,11 @@ pub(crate) struct Domains {
     /// `sets[step][var][index]`; frozen variables only at step 0.
     sets: Vec<Vec<Vec<bool>>>,
     counts: Vec<Vec<usize>>,
+    /// `single[step][var]`: the one allowed index, when only one is left.
+    single: Vec<Vec<Option<usize>>>,
     frozen: Vec<bool>,
+    /// Every variable's domain values, in order.
+    values: Vec<Vec<Value>>,
     /// Expression nodes evaluated.
     pub work: u64,
 }
@@ -167,17 +169,87 @@ struct Ctx {
     fix: Option<(VarId, usize, usize)>,
 }
 
+/// A constraint (or assignment) that reads a variable, and the values
+/// it compares the variable with when it only ever compares it with
+/// constants (then every other value behaves alike and is checked once).
+type Use = (usize, Option<Vec<usize>>);
+
 /// Which constraints read a variable, by role.
 #[derive(Default, Clone)]
 struct Uses {
-    invar: Vec<usize>,
-    init: Vec<usize>,
-    init_assign: Vec<usize>,
-    trans_cur: Vec<usize>,
-    trans_next: Vec<usize>,
-    next_cur: Vec<usize>,
-    next_next: Vec<usize>,
-    goal: bool,
+    invar: Vec<Use>,
+    init: Vec<Use>,
+    init_assign: Vec<Use>,
+    trans_cur: Vec<Use>,
+    trans_next: Vec<Use>,
+    next_cur: Vec<Use>,
+    next_next: Vec<Use>,
+    goal: Option<Use>,
+}
+
+/// The value indices `x` (its `next` copy when `as_next`) is compared
+/// with in `e`, or `None` when `e` reads it in any other way.
+fn class(sys: &System, e: &Expr, x: VarId, as_next: bool) -> Option<Vec<usize>> {
+    fn is_x(e: &Expr, x: VarId, as_next: bool) -> bool {
+        match e {
+            Expr::Var(v) => !as_next && *v == x,
+            Expr::Next(v) => as_next && *v == x,
+            _ => false,
+        }
+    }
+    fn walk(sys: &System, e: &Expr, x: VarId, nx: bool, out: &mut Vec<usize>) -> bool {
+        let dom = &sys.var(x).domain;
+        let push = |c: &Value, out: &mut Vec<usize>| {
+            if let Some(j) = super::unroll::index_of(dom, c) {
+                out.push(j);
+            }
+        };
+        let all = |xs: &[Expr], out: &mut Vec<usize>| xs.iter().all(|y| walk(sys, y, x, nx, out));
+        match e {
+            Expr::Eq(a, b) => match (&**a, &**b) {
+                (a, Expr::Const(c)) | (Expr::Const(c), a) if is_x(a, x, nx) => {
+                    push(c, out);
+                    true
+                }
+                _ => walk(sys, a, x, nx, out) && walk(sys, b, x, nx, out),
+            },
+            Expr::In(a, items) if is_x(a, x, nx) => items.iter().all(|i| match i {
+                Expr::Const(c) => {
+                    push(c, out);
+                    true
+                }
+                _ => false,
+            }),
+            Expr::Const(_) => true,
+            Expr::Var(_) | Expr::Next(_) => !is_x(e, x, nx),
+            Expr::Define(d) => sys
+                .defines
+                .get(d.0 as usize)
+                .is_some_and(|def| walk(sys, &def.expr, x, nx, out)),
+            Expr::Not(a) => walk(sys, a, x, nx, out),
+            Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Count(xs) | Expr::Set(xs) => {
+                all(xs, out)
+            }
+            Expr::Implies(a, b)
+            | Expr::Iff(a, b)
+            | Expr::Lt(a, b)
+            | Expr::Le(a, b)
+            | Expr::Sub(a, b) => walk(sys, a, x, nx, out) && walk(sys, b, x, nx, out),
+            Expr::Ite(c, a, b) => {
+                walk(sys, c, x, nx, out) && walk(sys, a, x, nx, out) && walk(sys, b, x, nx, out)
+            }
+            Expr::Case(arms) => arms
+                .iter()
+                .all(|(g, v)| walk(sys, g, x, nx, out) && walk(sys, v, x, nx, out)),
+            Expr::In(a, items) => walk(sys, a, x, nx, out) && all(items, out),
+        }
+    }
+    let mut out = Vec::new();
+    walk(sys, e, x, as_next, &mut out).then(|| {
+        out.sort_unstable();
+        out.dedup();
+        out
+    })
 }
 
 struct Model<'s> {
@@ -204,35 +276,50 @@ impl<'s> Model<'s> {
         let trans = split(&sys.trans);
         let mut uses = vec![Uses::default(); sys.vars.len()];
         let mut invar_frozen = Vec::new();
+        let with = |e: &Expr, v: &VarId, nx: bool, i: usize| (i, class(sys, e, *v, nx));
         for (i, e) in invar.iter().enumerate() {
             let (cur, _) = reads(sys, e);
-            invar_frozen.push(cur.iter().all(|v| sys.var(*v).frozen));
-            cur.iter().for_each(|v| uses[v.index()].invar.push(i));
+            // Frozen variables are checked against their unary invariants
+            // only (windows, pinned values): cheap, and what matters.
+            invar_frozen.push(cur.len() == 1 && cur.iter().all(|v| sys.var(*v).frozen));
+            cur.iter()
+                .for_each(|v| uses[v.index()].invar.push(with(e, v, false, i)));
         }
         for (i, e) in init.iter().enumerate() {
-            reads(sys, e)
-                .0
-                .iter()
-                .for_each(|v| uses[v.index()].init.push(i));
+            let (cur, _) = reads(sys, e);
+            cur.iter()
+                .for_each(|v| uses[v.index()].init.push(with(e, v, false, i)));
         }
+        // An assignment's own variable is restricted by its image
+        // ([`Domains::image`]); here only the variables it reads.
         for (i, a) in sys.init_assign.iter().enumerate() {
-            let mut r: HashSet<VarId> = reads(sys, &a.value).0;
-            r.insert(a.var);
-            r.iter().for_each(|v| uses[v.index()].init_assign.push(i));
+            let (cur, _) = reads(sys, &a.value);
+            cur.iter().for_each(|v| {
+                uses[v.index()]
+                    .init_assign
+                    .push(with(&a.value, v, false, i))
+            });
         }
         for (i, e) in trans.iter().enumerate() {
             let (cur, nxt) = reads(sys, e);
-            cur.iter().for_each(|v| uses[v.index()].trans_cur.push(i));
-            nxt.iter().for_each(|v| uses[v.index()].trans_next.push(i));
+            cur.iter()
+                .for_each(|v| uses[v.index()].trans_cur.push(with(e, v, false, i)));
+            nxt.iter()
+                .for_each(|v| uses[v.index()].trans_next.push(with(e, v, true, i)));
         }
         for (i, a) in sys.next_assign.iter().enumerate() {
-            let (cur, mut nxt) = reads(sys, &a.value);
-            nxt.insert(a.var);
-            cur.iter().for_each(|v| uses[v.index()].next_cur.push(i));
-            nxt.iter().for_each(|v| uses[v.index()].next_next.push(i));
+            let (cur, nxt) = reads(sys, &a.value);
+            cur.iter()
+                .for_each(|v| uses[v.index()].next_cur.push(with(&a.value, v, false, i)));
+            // Its own variable's value matters itself: no class then.
+            nxt.iter().for_each(|v| {
+                let (i, cls) = with(&a.value, v, true, i);
+                let cls = cls.filter(|_| *v != a.var);
+                uses[v.index()].next_next.push((i, cls))
+            });
         }
         for v in reads(sys, &sys.goal).0 {
-            uses[v.index()].goal = true;
+            uses[v.index()].goal = Some(with(&sys.goal, &v, false, 0));
         }
         Model {
             sys,
@@ -255,10 +342,13 @@ impl Domains {
             .map(|v| vec![true; v.domain.size()])
             .collect();
         let counts: Vec<usize> = frame.iter().map(Vec::len).collect();
+        let single: Vec<Option<usize>> = counts.iter().map(|&n| (n == 1).then_some(0)).collect();
         Domains {
             sets: vec![frame; k + 1],
             counts: vec![counts; k + 1],
+            single: vec![single; k + 1],
             frozen: sys.vars.iter().map(|v| v.frozen).collect(),
+            values: sys.vars.iter().map(|v| v.domain.values()).collect(),
             work: 0,
         }
     }
@@ -294,6 +384,38 @@ impl Domains {
         match ctx.fix {
             Some((v, s, _)) if v == var && s == step => 1,
             _ => self.counts[step][var.index()],
+        }
+    }
+
+    /// The only allowed index of a copy, if one is left.
+    fn single_of(&self, ctx: &Ctx, var: VarId, step: usize) -> Option<usize> {
+        let step = self.step_of(var, step);
+        match ctx.fix {
+            Some((v, s, j)) if v == var && s == step => Some(j),
+            _ => self.single[step][var.index()],
+        }
+    }
+
+    /// Integer bounds of a copy (of a range variable), without building
+    /// its value set.
+    fn copy_bounds(&self, sys: &System, ctx: &Ctx, var: VarId, step: usize) -> Option<(i64, i64)> {
+        let Domain::Range { lo, .. } = sys.var(var).domain else {
+            return None;
+        };
+        let n = self.values[var.index()].len();
+        let first = (0..n).find(|&j| self.ok(ctx, var, step, j))?;
+        let last = (0..n).rev().find(|&j| self.ok(ctx, var, step, j))?;
+        Some((lo + first as i64, lo + last as i64))
+    }
+
+    /// Integer bounds of an expression.
+    fn bounds_of(&mut self, sys: &System, e: &Expr, ctx: &Ctx) -> Option<(i64, i64)> {
+        match Self::copy_of(e, ctx) {
+            Some((v, s)) => {
+                self.work += 1;
+                self.copy_bounds(sys, ctx, v, s)
+            }
+            None => self.eval(sys, e, ctx).bounds(),
         }
     }
 
@@ -339,14 +461,19 @@ impl Domains {
 
     fn remove(&mut self, var: VarId, step: usize, i: usize) {
         let s = self.step_of(var, step);
-        if self.sets[s][var.index()][i] {
-            self.sets[s][var.index()][i] = false;
-            self.counts[s][var.index()] -= 1;
+        let v = var.index();
+        if self.sets[s][v][i] {
+            self.sets[s][v][i] = false;
+            self.counts[s][v] -= 1;
+            self.single[s][v] = match self.counts[s][v] {
+                1 => self.sets[s][v].iter().position(|&x| x),
+                _ => None,
+            };
         }
     }
 
-    /// Values of frozen variables that break an invariant over frozen
-    /// variables only.
+    /// Values of frozen variables that break an invariant over that
+    /// variable alone.
     fn frozen_support(&mut self, m: &Model) {
         for (i, var) in m.sys.vars.iter().enumerate() {
             if !var.frozen {
@@ -365,8 +492,8 @@ impl Domains {
                 let ok = m.uses[i]
                     .invar
                     .iter()
-                    .filter(|&&c| m.invar_frozen[c])
-                    .all(|&c| self.eval(m.sys, &m.invar[c], &ctx).truth().0);
+                    .filter(|(c, _)| m.invar_frozen[*c])
+                    .all(|(c, _)| self.eval(m.sys, &m.invar[*c], &ctx).truth().0);
                 if !ok {
                     self.remove(x, 0, j);
                 }
@@ -403,8 +530,8 @@ impl Domains {
                 continue;
             }
             let img = self.eval_set(sys, &a.value, &ctx);
-            for (j, v) in sys.var(a.var).domain.values().iter().enumerate() {
-                if self.allowed(a.var, t)[j] && !img.admits(v) {
+            for j in 0..self.values[a.var.index()].len() {
+                if self.allowed(a.var, t)[j] && !img.admits(&self.values[a.var.index()][j]) {
                     self.remove(a.var, t, j);
                     changed = true;
                 }
@@ -421,8 +548,10 @@ impl Domains {
                 continue;
             }
             let x = VarId(i as u32);
-            for j in 0..var.domain.size() {
-                if self.sets[t][i][j] && !self.supported(m, x, t, j) {
+            let mut alive = self.sets[t][i].clone();
+            self.prune_var(m, x, t, &mut alive);
+            for (j, &a) in alive.iter().enumerate() {
+                if !a && self.sets[t][i][j] {
                     self.remove(x, t, j);
                     changed = true;
                 }
@@ -431,76 +560,125 @@ impl Domains {
         changed
     }
 
-    fn supported(&mut self, m: &Model, x: VarId, t: usize, j: usize) -> bool {
+    /// Clears `alive[j]` for the values of `x` at `t` that some
+    /// constraint, assignment or the goal cannot accept.
+    fn prune_var(&mut self, m: &Model, x: VarId, t: usize, alive: &mut [bool]) {
         let sys = m.sys;
         let u = &m.uses[x.index()];
-        let fix = Some((x, t, j));
-        let here = Ctx {
-            cur: t,
-            next: None,
-            fix,
+        let at = |cur: usize, next: Option<usize>| Ctx {
+            cur,
+            next,
+            fix: None,
         };
-        let may = |d: &mut Domains, e: &Expr, ctx: &Ctx| d.eval(sys, e, ctx).truth().0;
-        if !u.invar.iter().all(|&c| may(self, &m.invar[c], &here)) {
-            return false;
+        let here = at(t, None);
+        for (c, cls) in &u.invar {
+            self.filter(x, t, alive, cls, &here, |d, ctx| {
+                d.may(sys, &m.invar[*c], ctx)
+            });
         }
         if t == 0 {
-            if !u.init.iter().all(|&c| may(self, &m.init[c], &here)) {
-                return false;
+            for (c, cls) in &u.init {
+                self.filter(x, t, alive, cls, &here, |d, ctx| {
+                    d.may(sys, &m.init[*c], ctx)
+                });
             }
-            for &a in &u.init_assign {
-                let a = &sys.init_assign[a];
-                if !self.meets(sys, &a.value, a.var, 0, &here) {
-                    return false;
-                }
+            for (a, cls) in &u.init_assign {
+                let a = &sys.init_assign[*a];
+                self.filter(x, t, alive, cls, &here, |d, ctx| {
+                    d.meets(sys, &a.value, a.var, 0, ctx)
+                });
             }
         } else {
-            let before = Ctx {
-                cur: t - 1,
-                next: Some(t),
-                fix,
-            };
-            if !u
-                .trans_next
-                .iter()
-                .all(|&c| may(self, &m.trans[c], &before))
-            {
-                return false;
+            let before = at(t - 1, Some(t));
+            for (c, cls) in &u.trans_next {
+                self.filter(x, t, alive, cls, &before, |d, ctx| {
+                    d.may(sys, &m.trans[*c], ctx)
+                });
             }
-            for &a in &u.next_next {
-                let a = &sys.next_assign[a];
-                if !self.meets(sys, &a.value, a.var, t, &before) {
-                    return false;
-                }
+            for (a, cls) in &u.next_next {
+                let a = &sys.next_assign[*a];
+                self.filter(x, t, alive, cls, &before, |d, ctx| {
+                    d.meets(sys, &a.value, a.var, t, ctx)
+                });
             }
         }
         if t < m.k {
-            let after = Ctx {
-                cur: t,
-                next: Some(t + 1),
-                fix,
-            };
-            if !u.trans_cur.iter().all(|&c| may(self, &m.trans[c], &after)) {
-                return false;
+            let after = at(t, Some(t + 1));
+            for (c, cls) in &u.trans_cur {
+                self.filter(x, t, alive, cls, &after, |d, ctx| {
+                    d.may(sys, &m.trans[*c], ctx)
+                });
             }
-            for &a in &u.next_cur {
-                let a = &sys.next_assign[a];
-                if !self.meets(sys, &a.value, a.var, t + 1, &after) {
-                    return false;
+            for (a, cls) in &u.next_cur {
+                let a = &sys.next_assign[*a];
+                self.filter(x, t, alive, cls, &after, |d, ctx| {
+                    d.meets(sys, &a.value, a.var, t + 1, ctx)
+                });
+            }
+        }
+        if t == m.k {
+            if let Some((_, cls)) = &u.goal {
+                self.filter(x, t, alive, cls, &here, |d, ctx| d.may(sys, &sys.goal, ctx));
+            }
+        }
+    }
+
+    /// Whether `e` may be true.
+    fn may(&mut self, sys: &System, e: &Expr, ctx: &Ctx) -> bool {
+        self.eval(sys, e, ctx).truth().0
+    }
+
+    /// Clears `alive[j]` where `ok` fails with `x` at `t` fixed to `j`;
+    /// with a class (the constants `x` is compared with), the values
+    /// outside it behave alike and are checked by one representative.
+    #[allow(clippy::too_many_arguments)]
+    fn filter(
+        &mut self,
+        x: VarId,
+        t: usize,
+        alive: &mut [bool],
+        class: &Option<Vec<usize>>,
+        ctx: &Ctx,
+        mut ok: impl FnMut(&mut Domains, &Ctx) -> bool,
+    ) {
+        let mut test = |d: &mut Domains, j: usize| {
+            let c = Ctx {
+                fix: Some((x, t, j)),
+                ..*ctx
+            };
+            ok(d, &c)
+        };
+        match class {
+            None => {
+                for j in 0..alive.len() {
+                    if alive[j] && !test(self, j) {
+                        alive[j] = false;
+                    }
+                }
+            }
+            Some(cs) => {
+                for &j in cs {
+                    if alive[j] && !test(self, j) {
+                        alive[j] = false;
+                    }
+                }
+                let outside = |j: &usize| cs.binary_search(j).is_err();
+                let rep = (0..alive.len()).find(|j| alive[*j] && outside(j));
+                if let Some(r) = rep {
+                    if !test(self, r) {
+                        (0..alive.len())
+                            .filter(outside)
+                            .for_each(|j| alive[j] = false);
+                    }
                 }
             }
         }
-        if t == m.k && u.goal && !may(self, &sys.goal, &here) {
-            return false;
-        }
-        true
     }
 
     /// Whether assignment `value` can give `var` at `step` an allowed value.
     fn meets(&mut self, sys: &System, value: &Expr, var: VarId, step: usize, ctx: &Ctx) -> bool {
         let img = self.eval_set(sys, value, ctx);
-        let dom = &sys.var(var).domain;
-        dom.values()
+        self.values[var.index()]
             .iter()
             .enumerate()
             .any(|(j, v)| self.ok(ctx, var, step, j) && img.admits(v))
@@ -610,10 +788,9 @@ impl Domains {
             Expr::Eq(p, q) => self.eval_eq(sys, p, q, ctx),
             Expr::Lt(p, q) | Expr::Le(p, q) => {
                 let strict = matches!(e, Expr::Lt(..));
-                let (Some((al, ah)), Some((bl, bh))) = (
-                    self.eval(sys, p, ctx).bounds(),
-                    self.eval(sys, q, ctx).bounds(),
-                ) else {
+                let (Some((al, ah)), Some((bl, bh))) =
+                    (self.bounds_of(sys, p, ctx), self.bounds_of(sys, q, ctx))
+                else {
                     return EITHER;
                 };
                 if strict {
@@ -625,7 +802,7 @@ impl Domains {
             Expr::Add(xs) => {
                 let (mut lo, mut hi) = (0i64, 0i64);
                 for x in xs {
-                    let Some((l, h)) = self.eval(sys, x, ctx).bounds() else {
+                    let Some((l, h)) = self.bounds_of(sys, x, ctx) else {
                         return Abs::Top;
                     };
                     lo += l;
@@ -633,10 +810,7 @@ impl Domains {
                 }
                 Abs::R(lo, hi)
             }
-            Expr::Sub(p, q) => match (
-                self.eval(sys, p, ctx).bounds(),
-                self.eval(sys, q, ctx).bounds(),
-            ) {
+            Expr::Sub(p, q) => match (self.bounds_of(sys, p, ctx), self.bounds_of(sys, q, ctx)) {
                 (Some((al, ah)), Some((bl, bh))) => Abs::R(al - bh, ah - bl),
                 _ => Abs::Top,
             },
@@ -713,6 +887,15 @@ impl Domains {
         for (x, c) in [(p, q), (q, p)] {
             if let (Some((v, s)), Expr::Const(c)) = (Self::copy_of(x, ctx), c) {
                 return self.eq_const(sys, v, s, c, ctx);
+            }
+        }
+        // A copy against a copy with one value left (a step counter).
+        if let (Some((v, s)), Some((w, r))) = (Self::copy_of(p, ctx), Self::copy_of(q, ctx)) {
+            for ((v, s), (w, r)) in [((v, s), (w, r)), ((w, r), (v, s))] {
+                if let Some(j) = self.single_of(ctx, w, r) {
+                    let c = self.values[w.index()][j].clone();
+                    return self.eq_const(sys, v, s, &c, ctx);
+                }
             }
         }
         let a = self.eval(sys, p, ctx);

@@ -213,6 +213,9 @@ pub struct BmcOptions {
     /// Set this flag from another thread (e.g. on Ctrl-C) to stop.
     pub interrupt: Option<Arc<AtomicBool>>,
     pub progress: Option<ProgressFn>,
+    /// At a known bound, encode only the values each variable can have
+    /// there (static domain pruning, see `domains`). Default `true`.
+    pub prune: bool,
 }
 
 impl Default for BmcOptions {
@@ -227,6 +230,7 @@ impl Default for BmcOptions {
             timeout: None,
             interrupt: None,
             progress: None,
+            prune: true,
         }
     }
 }
@@ -243,6 +247,7 @@ impl fmt::Debug for BmcOptions {
             .field("timeout", &self.timeout)
             .field("interrupt", &self.interrupt.is_some())
             .field("progress", &self.progress.is_some())
+            .field("prune", &self.prune)
             .finish()
     }
 }
@@ -424,7 +429,9 @@ struct Search<'s, 'o> {
 impl Search<'_, '_> {
     /// Solves at exactly bound `k`.
     fn exact(mut self, k: usize) -> Result<BmcResult, BmcError> {
-        self.u.prune_for(k);
+        if self.opts.prune {
+            self.u.prune_for(k);
+        }
         for step in 0..=k {
             if self.watch.check() {
                 return Ok(self.finish(k, true, false));

@@ -282,8 +282,13 @@ impl<'s, S: Sink> Unroller<'s, S> {
 
     fn add_frame(&mut self) -> Result<(), BmcError> {
         let step = self.copies.len();
-        let forced =
-            analyse::forced_values(self.sys, &self.reads, self.forced.last().map(Vec::as_slice));
+        // The pruned domains subsume the forced values (one value left).
+        let forced = match &self.domains {
+            Some(d) if step < d.steps() => vec![None; self.sys.vars.len()],
+            _ => {
+                analyse::forced_values(self.sys, &self.reads, self.forced.last().map(Vec::as_slice))
+            }
+        };
         let mut frame = Vec::with_capacity(self.sys.vars.len());
         for (i, var) in self.sys.vars.iter().enumerate() {
             let id = VarId(i as u32);
