@@ -50,6 +50,42 @@ fn every_model_puzzle_is_solved_and_verified() {
     assert!(seen > 0);
 }
 
+/// The model `checkmate solve` gives the engine (redundant constraints,
+/// pruned domains) has the same solutions as the plain one: the same
+/// verdict and, up to 3, the same number of them, every one verified.
+#[test]
+fn the_solver_model_agrees_with_the_plain_model() {
+    for entry in std::fs::read_dir("models/grid").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "txt") {
+            continue;
+        }
+        let puzzle = load(&path);
+        let count = |opts: &CompileOptions, prune: bool| {
+            let (sys, _) = compile_model(&puzzle, opts);
+            let r = bmc::solve(
+                &sys,
+                &BmcOptions {
+                    count: Some(3),
+                    prune,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            verify(&puzzle, &r);
+            (r.status, r.found(), r.exhausted)
+        };
+        let plain = count(&CompileOptions::default(), false);
+        let name = path.display();
+        assert_eq!(
+            count(&strengthen::sat_options(&puzzle), true),
+            plain,
+            "{name}"
+        );
+        assert_eq!(count(&CompileOptions::default(), true), plain, "{name}");
+    }
+}
+
 /// One line per puzzle, tab-separated:
 /// `file open bound vars clauses first_ms unique_ms status found unique`.
 /// Puzzles from `BENCH_PUZZLES` (comma-separated paths); options from

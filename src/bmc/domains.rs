@@ -141,6 +141,35 @@ impl Abs {
     }
 }
 
+/// A union of many abstract values, sorted once at the end.
+#[derive(Default)]
+struct Acc {
+    vals: Vec<Value>,
+    rest: Option<Abs>,
+}
+
+impl Acc {
+    fn add(&mut self, a: Abs) {
+        match a {
+            Abs::V(vs) => self.vals.extend(vs),
+            a => {
+                let rest = self.rest.take().unwrap_or(b(false, false));
+                self.rest = Some(rest.join(a));
+            }
+        }
+    }
+
+    fn finish(mut self) -> Abs {
+        self.vals.sort();
+        self.vals.dedup();
+        let vals = Abs::V(self.vals);
+        match self.rest {
+            Some(rest) => rest.join(vals),
+            None => vals,
+        }
+    }
+}
+
 fn b(t: bool, f: bool) -> Abs {
     Abs::B { t, f }
 }
@@ -650,9 +679,9 @@ impl Domains {
         };
         match class {
             None => {
-                for j in 0..alive.len() {
-                    if alive[j] && !test(self, j) {
-                        alive[j] = false;
+                for (j, a) in alive.iter_mut().enumerate() {
+                    if *a && !test(self, j) {
+                        *a = false;
                     }
                 }
             }
@@ -835,17 +864,17 @@ impl Domains {
                 out
             }
             Expr::Case(arms) => {
-                let mut out = b(false, false);
+                let mut out = Acc::default();
                 for (g, v) in arms {
                     let (t, f) = self.eval(sys, g, ctx).truth();
                     if t {
-                        out = out.join(self.eval(sys, v, ctx));
+                        out.add(self.eval(sys, v, ctx));
                     }
                     if !f {
                         break;
                     }
                 }
-                out
+                out.finish()
             }
             Expr::In(x, items) => {
                 let mut t = false;
@@ -874,11 +903,11 @@ impl Domains {
                 b(t, f)
             }
             Expr::Set(xs) => {
-                let mut out = b(false, false);
+                let mut out = Acc::default();
                 for x in xs {
-                    out = out.join(self.eval(sys, x, ctx));
+                    out.add(self.eval(sys, x, ctx));
                 }
-                out
+                out.finish()
             }
         }
     }
