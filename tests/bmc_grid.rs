@@ -7,7 +7,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use checkmate::bmc::{self, BmcOptions, Encoding, SolverKind, Status};
-use checkmate::grid::{self, compile::compile_model, strengthen, CompileOptions, Puzzle};
+use checkmate::grid::compile::{compile_model, NoRevisit};
+use checkmate::grid::{self, strengthen, CompileOptions, Puzzle};
 
 fn load(path: &Path) -> Puzzle {
     let text = std::fs::read_to_string(path).unwrap();
@@ -49,11 +50,51 @@ fn every_model_puzzle_is_solved_and_verified() {
     assert!(seen > 0);
 }
 
+/// The model `checkmate solve` gives the engine (redundant constraints,
+/// pruned domains) has the same solutions as the plain one: the same
+/// verdict and, up to 3, the same number of them, every one verified.
+#[test]
+fn the_solver_model_agrees_with_the_plain_model() {
+    for entry in std::fs::read_dir("models/grid").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "txt") {
+            continue;
+        }
+        let puzzle = load(&path);
+        let count = |opts: &CompileOptions, prune: bool| {
+            let (sys, _) = compile_model(&puzzle, opts);
+            let r = bmc::solve(
+                &sys,
+                &BmcOptions {
+                    count: Some(3),
+                    prune,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+            verify(&puzzle, &r);
+            (r.status, r.found(), r.exhausted)
+        };
+        let plain = count(&CompileOptions::default(), false);
+        let name = path.display();
+        assert_eq!(
+            count(&strengthen::sat_options(&puzzle), true),
+            plain,
+            "{name}"
+        );
+        assert_eq!(count(&CompileOptions::default(), true), plain, "{name}");
+    }
+}
+
 /// One line per puzzle, tab-separated:
 /// `file open bound vars clauses first_ms unique_ms status found unique`.
 /// Puzzles from `BENCH_PUZZLES` (comma-separated paths); options from
 /// `BENCH_ENCODING`, `BENCH_SOLVER`, `BENCH_TIMEOUT` (seconds),
-/// `BENCH_STUTTER` (0/1), `BENCH_STRENGTHEN` (comma-separated names).
+/// `BENCH_STUTTER` (0/1), `BENCH_STRENGTHEN` (comma-separated names),
+/// `BENCH_NOREVISIT` (`trans` or `count`; default: the compiler's choice),
+/// `BENCH_PRUNE` (0/1, the engine's domain pruning; default 1),
+/// `BENCH_MODEL=sat` (the model `checkmate solve` uses; the other model
+/// options are then ignored).
 #[test]
 #[ignore]
 fn bench_grid() {
@@ -70,10 +111,23 @@ fn bench_grid() {
         let puzzle = load(Path::new(file));
         let names = var("BENCH_STRENGTHEN").unwrap_or_default();
         let names: Vec<&str> = names.split(',').filter(|n| !n.is_empty()).collect();
+        let no_revisit = var("BENCH_NOREVISIT").map(|s| match s.as_str() {
+            "trans" => NoRevisit::Trans,
+            "count" => NoRevisit::Count,
+            _ => panic!("BENCH_NOREVISIT: expected trans or count"),
+        });
+        let base = strengthen::options(&names).unwrap();
         let opts = CompileOptions {
             stutter,
-            ..strengthen::options(&names).unwrap()
+            no_revisit: no_revisit.or(base.no_revisit),
+            ..base
         };
+        let opts = if var("BENCH_MODEL").is_some_and(|m| m == "sat") {
+            strengthen::sat_options(&puzzle)
+        } else {
+            opts
+        };
+        let prune = var("BENCH_PRUNE").is_none_or(|s| s != "0");
         let (sys, _) = compile_model(&puzzle, &opts);
         let started = Instant::now();
         let encoded = std::sync::Arc::new(std::sync::Mutex::new(Duration::ZERO));
@@ -85,6 +139,7 @@ fn bench_grid() {
                 encoding,
                 solver,
                 timeout: Some(timeout),
+                prune,
                 progress: Some(std::sync::Arc::new(move |p: &bmc::Progress| {
                     if p.phase == bmc::Phase::Encoded {
                         *mark.lock().unwrap() = p.elapsed;

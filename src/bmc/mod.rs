@@ -26,6 +26,7 @@
 
 mod analyse;
 mod cnf;
+mod domains;
 mod expr;
 mod solver;
 mod unroll;
@@ -212,6 +213,9 @@ pub struct BmcOptions {
     /// Set this flag from another thread (e.g. on Ctrl-C) to stop.
     pub interrupt: Option<Arc<AtomicBool>>,
     pub progress: Option<ProgressFn>,
+    /// At a known bound, encode only the values each variable can have
+    /// there (static domain pruning, see `domains`). Default `true`.
+    pub prune: bool,
 }
 
 impl Default for BmcOptions {
@@ -226,6 +230,7 @@ impl Default for BmcOptions {
             timeout: None,
             interrupt: None,
             progress: None,
+            prune: true,
         }
     }
 }
@@ -242,6 +247,7 @@ impl fmt::Debug for BmcOptions {
             .field("timeout", &self.timeout)
             .field("interrupt", &self.interrupt.is_some())
             .field("progress", &self.progress.is_some())
+            .field("prune", &self.prune)
             .finish()
     }
 }
@@ -390,6 +396,7 @@ pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
 /// `name@step:bitI` (log); frozen variables appear at step 0 only.
 pub fn dimacs(sys: &System, k: usize, encoding: Encoding) -> Result<String, BmcError> {
     let mut u = Unroller::new(sys, encoding, ClauseLog::default())?;
+    u.prune_for(k);
     u.extend_to(k)?;
     u.assert_goal(k)?;
     let header = vec![
@@ -422,6 +429,9 @@ struct Search<'s, 'o> {
 impl Search<'_, '_> {
     /// Solves at exactly bound `k`.
     fn exact(mut self, k: usize) -> Result<BmcResult, BmcError> {
+        if self.opts.prune {
+            self.u.prune_for(k);
+        }
         for step in 0..=k {
             if self.watch.check() {
                 return Ok(self.finish(k, true, false));

@@ -23,6 +23,7 @@ use rustsat::types::{Lit, Var};
 
 use super::analyse;
 use super::cnf::{Label, Meaning, Sink};
+use super::domains::Domains;
 use super::expr::{At, Fail, Term};
 use super::{BmcError, Encoding};
 use crate::ir::{Domain, System, Trace, Value, VarId};
@@ -105,6 +106,9 @@ pub(crate) struct Unroller<'s, S: Sink> {
     labels: Vec<Label>,
     /// Forced values, for the DIMACS comments: `(var, step, value)`.
     fixed: Vec<(VarId, usize, Value)>,
+    /// The values each variable can take per step, when the bound is
+    /// known (see [`Unroller::prune_for`]).
+    domains: Option<Domains>,
 }
 
 impl<'s, S: Sink> Unroller<'s, S> {
@@ -142,6 +146,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             scratch: Vec::new(),
             labels: Vec::new(),
             fixed: Vec::new(),
+            domains: None,
         };
         u.top = u.fresh();
         u.n_clauses = 1;
@@ -259,6 +264,14 @@ impl<'s, S: Sink> Unroller<'s, S> {
         self.or(&[both, neither])
     }
 
+    /// Restricts the encoding to the values a solution of length `k` can
+    /// have (see [`super::domains`]); call before the first frame.
+    pub fn prune_for(&mut self, k: usize) {
+        if self.copies.is_empty() {
+            self.domains = Some(Domains::compute(self.sys, k));
+        }
+    }
+
     /// Encodes frames up to and including step `k`.
     pub fn extend_to(&mut self, k: usize) -> Result<(), BmcError> {
         while self.copies.len() <= k {
@@ -269,8 +282,13 @@ impl<'s, S: Sink> Unroller<'s, S> {
 
     fn add_frame(&mut self) -> Result<(), BmcError> {
         let step = self.copies.len();
-        let forced =
-            analyse::forced_values(self.sys, &self.reads, self.forced.last().map(Vec::as_slice));
+        // The pruned domains subsume the forced values (one value left).
+        let forced = match &self.domains {
+            Some(d) if step < d.steps() => vec![None; self.sys.vars.len()],
+            _ => {
+                analyse::forced_values(self.sys, &self.reads, self.forced.last().map(Vec::as_slice))
+            }
+        };
         let mut frame = Vec::with_capacity(self.sys.vars.len());
         for (i, var) in self.sys.vars.iter().enumerate() {
             let id = VarId(i as u32);
@@ -278,13 +296,29 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 frame.push(None);
                 continue;
             }
-            let copy = match forced[i].as_ref().and_then(|v| index_of(&var.domain, v)) {
+            let allowed: Option<Vec<bool>> = self
+                .domains
+                .as_ref()
+                .filter(|d| step < d.steps())
+                .map(|d| d.allowed(id, step).to_vec());
+            let single = allowed.as_ref().and_then(|a| {
+                let mut on = a.iter().enumerate().filter(|(_, &x)| x).map(|(j, _)| j);
+                match (on.next(), on.next()) {
+                    (Some(j), None) => Some(j),
+                    _ => None,
+                }
+            });
+            let index = forced[i]
+                .as_ref()
+                .and_then(|v| index_of(&var.domain, v))
+                .or(single);
+            let copy = match index {
                 Some(index) => {
                     self.fixed.push((id, step, nth_value(&var.domain, index)));
                     Copy::Const(index)
                 }
                 None => {
-                    let copy = self.new_copy(&var.domain, self.encodings[i])?;
+                    let copy = self.new_copy(&var.domain, self.encodings[i], allowed.as_deref())?;
                     self.label_copy(id, step, &var.domain, &copy);
                     copy
                 }
@@ -335,9 +369,20 @@ impl<'s, S: Sink> Unroller<'s, S> {
         Ok(())
     }
 
-    fn new_copy(&mut self, dom: &Domain, enc: Encoding) -> Result<Copy, BmcError> {
+    /// A new copy of a variable; `allowed` (by value index) restricts it
+    /// to the values a solution can have there (no value: unsatisfiable).
+    fn new_copy(
+        &mut self,
+        dom: &Domain,
+        enc: Encoding,
+        allowed: Option<&[bool]>,
+    ) -> Result<Copy, BmcError> {
         let n = dom.size();
+        let ok = |j: usize| allowed.is_none_or(|a| a[j]);
         if matches!(dom, Domain::Bool) {
+            if !ok(0) && !ok(1) {
+                self.clause(&[])?;
+            }
             return Ok(Copy::Bool(self.fresh()));
         }
         let copy = match enc {
@@ -345,19 +390,37 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 let eq: Vec<Lit> = if n == 1 {
                     vec![self.top]
                 } else {
-                    (0..n).map(|_| self.fresh()).collect()
+                    (0..n)
+                        .map(|j| if ok(j) { self.fresh() } else { !self.top })
+                        .collect()
                 };
                 self.clause(&eq)?;
-                self.at_most_one(&eq)?;
+                let live: Vec<Lit> = eq.iter().copied().filter(|&l| l != !self.top).collect();
+                self.at_most_one(&live)?;
                 Copy::OneHot(eq)
             }
             Encoding::Order => {
-                if n == 0 {
+                let live: Vec<usize> = (0..n).filter(|&j| ok(j)).collect();
+                let (Some(&lo), Some(&hi)) = (live.first(), live.last()) else {
                     self.clause(&[])?;
-                }
-                let ge: Vec<Lit> = (1..n).map(|_| self.fresh()).collect();
+                    return Ok(Copy::Order(vec![self.top; n.saturating_sub(1)]));
+                };
+                // ge[i] means "index ≥ i + 1": true below lo, false past hi.
+                let ge: Vec<Lit> = (1..n)
+                    .map(|i| match i {
+                        i if i <= lo => self.top,
+                        i if i > hi => !self.top,
+                        _ => self.fresh(),
+                    })
+                    .collect();
                 for w in ge.windows(2) {
                     self.clause(&[!w[1], w[0]])?;
+                }
+                // Holes inside lo..hi: not (≥ j and not ≥ j + 1).
+                for j in lo + 1..hi {
+                    if !ok(j) {
+                        self.clause(&[!ge[j - 1], ge[j]])?;
+                    }
                 }
                 Copy::Order(ge)
             }
@@ -420,8 +483,12 @@ impl<'s, S: Sink> Unroller<'s, S> {
     }
 
     fn label_copy(&mut self, var: VarId, step: usize, dom: &Domain, copy: &Copy) {
+        let top = self.top;
+        // Constant literals carry no information, except a true `≥` of a
+        // pruned order copy, which counts towards the value.
         let mut push = |lit: Lit, meaning: Meaning| {
-            if lit != self.top {
+            let counts = lit == top && matches!(meaning, Meaning::AtLeast(_));
+            if lit.var() != top.var() || counts {
                 self.labels.push(Label {
                     sat_var: lit.var().idx32(),
                     var,

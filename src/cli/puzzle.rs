@@ -264,7 +264,12 @@ fn verify(puzzle: &Puzzle, system: &System, trace: &Trace) -> anyhow::Result<Sol
 
 pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let puzzle = load_puzzle(&args.puzzle)?;
-    let system = grid::compile(&puzzle);
+    // The SAT engine gets the model with the redundant constraints that
+    // pay off there; NuSMV the plain one its BDD engine is tuned for.
+    let system = match args.engine {
+        EngineArg::Bmc => sat_model(&puzzle),
+        EngineArg::Nusmv => grid::compile(&puzzle),
+    };
     let timeout = args
         .timeout
         .map(|s| {
@@ -413,9 +418,14 @@ fn solve_nusmv(
     }
 }
 
+/// The model `solve` gives the built-in bounded model checker.
+fn sat_model(puzzle: &Puzzle) -> System {
+    grid::compile::compile_model(puzzle, &grid::strengthen::sat_options(puzzle)).0
+}
+
 pub fn cnf(args: CnfArgs) -> anyhow::Result<ExitCode> {
     let puzzle = load_puzzle(&args.puzzle)?;
-    let system = grid::compile(&puzzle);
+    let system = sat_model(&puzzle);
     let k = args.bound.or(system.bound).unwrap_or(0);
     let text = bmc::dimacs(&system, k, encoding(args.encoding))?;
     deliver(&text, args.output.as_deref())?;

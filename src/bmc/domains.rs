@@ -1,0 +1,1011 @@
+//! Static domain pruning: the values each variable can still take at each
+//! step of an unrolling of known length, found by propagating the IR's
+//! constraints over per-variable value sets (forward images of the
+//! assignments, backward support through the transitions, the invariants
+//! and the goal at the last step).
+//!
+//! Input: a [`System`] and a bound `k` (frames `0..=k`, goal at `k`).
+//! Output: [`Domains`], for every variable and step the allowed value
+//! indices (0-based, in [`Domain::values`] order); frozen variables have
+//! one set, shared by all steps.
+//!
+//! Invariants: the analysis is an over-approximation (non-relational
+//! abstract interpretation, then arc consistency per step): every value a
+//! variable has at some step of some solution of length `k` stays allowed.
+//! Encoding only the allowed values therefore neither adds nor removes a
+//! solution. The work is capped ([`BUDGET`] expression nodes); stopping
+//! early only leaves sets larger, which is still sound.
+
+use super::analyse::reads;
+use crate::ir::{Domain, Expr, System, Value, VarId};
+
+/// The most expression nodes the analysis evaluates (a few hundred
+/// milliseconds in a release build).
+pub(crate) const BUDGET: u64 = 60_000_000;
+
+/// A constraint is split into conjuncts ("atoms") so a support check only
+/// evaluates the ones that read the variable under test.
+fn atoms(e: &Expr, sys: &System, out: &mut Vec<Expr>) {
+    match e {
+        Expr::And(xs) => xs.iter().for_each(|x| atoms(x, sys, out)),
+        Expr::Define(d) => match sys.defines.get(d.0 as usize) {
+            Some(def) if matches!(def.expr, Expr::And(_)) => atoms(&def.expr, sys, out),
+            _ => out.push(e.clone()),
+        },
+        // `a | (b1 & b2 & …)` with a small `a`: `(a | b1) & (a | b2) & …`.
+        Expr::Or(xs) if xs.len() == 2 && matches!(xs[1], Expr::And(_)) => {
+            let mut inner = Vec::new();
+            atoms(&xs[1], sys, &mut inner);
+            out.extend(inner.into_iter().map(|b| Expr::Or(vec![xs[0].clone(), b])));
+        }
+        _ => out.push(e.clone()),
+    }
+}
+
+/// An abstract value: what an expression may evaluate to.
+#[derive(Clone, Debug)]
+enum Abs {
+    /// A boolean that may be true (`t`) and/or may be false (`f`).
+    B { t: bool, f: bool },
+    /// One of these non-boolean values (sorted, no duplicates).
+    V(Vec<Value>),
+    /// Some integer in `lo..=hi`.
+    R(i64, i64),
+    /// Anything.
+    Top,
+}
+
+const EITHER: Abs = Abs::B { t: true, f: true };
+
+impl Abs {
+    fn truth(&self) -> (bool, bool) {
+        match self {
+            Abs::B { t, f } => (*t, *f),
+            Abs::V(vs) => (
+                vs.contains(&Value::Bool(true)),
+                vs.contains(&Value::Bool(false)),
+            ),
+            Abs::R(..) => (false, false),
+            Abs::Top => (true, true),
+        }
+    }
+
+    /// Integer bounds; `None` when unknown (or not integers).
+    fn bounds(&self) -> Option<(i64, i64)> {
+        match self {
+            Abs::R(lo, hi) => Some((*lo, *hi)),
+            Abs::V(vs) => {
+                let ints: Option<Vec<i64>> = vs
+                    .iter()
+                    .map(|v| match v {
+                        Value::Int(i) => Some(*i),
+                        _ => None,
+                    })
+                    .collect();
+                let ints = ints?;
+                Some((*ints.iter().min()?, *ints.iter().max()?))
+            }
+            _ => None,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            Abs::B { t, f } => !t && !f,
+            Abs::V(vs) => vs.is_empty(),
+            Abs::R(lo, hi) => lo > hi,
+            Abs::Top => false,
+        }
+    }
+
+    /// Whether the concrete `v` is a possible value.
+    fn admits(&self, v: &Value) -> bool {
+        match (self, v) {
+            (Abs::Top, _) => true,
+            (Abs::B { t, f }, Value::Bool(b)) => {
+                if *b {
+                    *t
+                } else {
+                    *f
+                }
+            }
+            (Abs::V(vs), _) => vs.binary_search(v).is_ok(),
+            (Abs::R(lo, hi), Value::Int(i)) => lo <= i && i <= hi,
+            _ => false,
+        }
+    }
+
+    fn join(self, other: Abs) -> Abs {
+        if self.is_empty() {
+            return other;
+        }
+        if other.is_empty() {
+            return self;
+        }
+        match (self, other) {
+            (Abs::B { t, f }, Abs::B { t: t2, f: f2 }) => Abs::B {
+                t: t || t2,
+                f: f || f2,
+            },
+            (Abs::V(mut a), Abs::V(b)) => {
+                a.extend(b);
+                a.sort();
+                a.dedup();
+                Abs::V(a)
+            }
+            (a, b) => match (a.bounds(), b.bounds()) {
+                (Some((l1, h1)), Some((l2, h2))) => Abs::R(l1.min(l2), h1.max(h2)),
+                _ => Abs::Top,
+            },
+        }
+    }
+}
+
+/// A union of many abstract values, sorted once at the end.
+#[derive(Default)]
+struct Acc {
+    vals: Vec<Value>,
+    rest: Option<Abs>,
+}
+
+impl Acc {
+    fn add(&mut self, a: Abs) {
+        match a {
+            Abs::V(vs) => self.vals.extend(vs),
+            a => {
+                let rest = self.rest.take().unwrap_or(b(false, false));
+                self.rest = Some(rest.join(a));
+            }
+        }
+    }
+
+    fn finish(mut self) -> Abs {
+        self.vals.sort();
+        self.vals.dedup();
+        let vals = Abs::V(self.vals);
+        match self.rest {
+            Some(rest) => rest.join(vals),
+            None => vals,
+        }
+    }
+}
+
+fn b(t: bool, f: bool) -> Abs {
+    Abs::B { t, f }
+}
+
+/// Allowed values per variable and step.
+#[derive(Clone, Debug)]
+pub(crate) struct Domains {
+    /// `sets[step][var][index]`; frozen variables only at step 0.
+    sets: Vec<Vec<Vec<bool>>>,
+    counts: Vec<Vec<usize>>,
+    /// `single[step][var]`: the one allowed index, when only one is left.
+    single: Vec<Vec<Option<usize>>>,
+    frozen: Vec<bool>,
+    /// Every variable's domain values, in order.
+    values: Vec<Vec<Value>>,
+    /// Expression nodes evaluated.
+    pub work: u64,
+}
+
+/// Where an expression is evaluated, and the one value under test.
+#[derive(Clone, Copy)]
+struct Ctx {
+    cur: usize,
+    next: Option<usize>,
+    /// `(var, step, index)`: this copy has only this value.
+    fix: Option<(VarId, usize, usize)>,
+}
+
+/// A constraint (or assignment) that reads a variable, and the values
+/// it compares the variable with when it only ever compares it with
+/// constants (then every other value behaves alike and is checked once).
+type Use = (usize, Option<Vec<usize>>);
+
+/// Which constraints read a variable, by role.
+#[derive(Default, Clone)]
+struct Uses {
+    invar: Vec<Use>,
+    init: Vec<Use>,
+    init_assign: Vec<Use>,
+    trans_cur: Vec<Use>,
+    trans_next: Vec<Use>,
+    next_cur: Vec<Use>,
+    next_next: Vec<Use>,
+    goal: Option<Use>,
+}
+
+/// The value indices `x` (its `next` copy when `as_next`) is compared
+/// with in `e`, or `None` when `e` reads it in any other way.
+fn class(sys: &System, e: &Expr, x: VarId, as_next: bool) -> Option<Vec<usize>> {
+    fn is_x(e: &Expr, x: VarId, as_next: bool) -> bool {
+        match e {
+            Expr::Var(v) => !as_next && *v == x,
+            Expr::Next(v) => as_next && *v == x,
+            _ => false,
+        }
+    }
+    fn walk(sys: &System, e: &Expr, x: VarId, nx: bool, out: &mut Vec<usize>) -> bool {
+        let dom = &sys.var(x).domain;
+        let push = |c: &Value, out: &mut Vec<usize>| {
+            if let Some(j) = super::unroll::index_of(dom, c) {
+                out.push(j);
+            }
+        };
+        let all = |xs: &[Expr], out: &mut Vec<usize>| xs.iter().all(|y| walk(sys, y, x, nx, out));
+        match e {
+            Expr::Eq(a, b) => match (&**a, &**b) {
+                (a, Expr::Const(c)) | (Expr::Const(c), a) if is_x(a, x, nx) => {
+                    push(c, out);
+                    true
+                }
+                _ => walk(sys, a, x, nx, out) && walk(sys, b, x, nx, out),
+            },
+            Expr::In(a, items) if is_x(a, x, nx) => items.iter().all(|i| match i {
+                Expr::Const(c) => {
+                    push(c, out);
+                    true
+                }
+                _ => false,
+            }),
+            Expr::Const(_) => true,
+            Expr::Var(_) | Expr::Next(_) => !is_x(e, x, nx),
+            Expr::Define(d) => sys
+                .defines
+                .get(d.0 as usize)
+                .is_some_and(|def| walk(sys, &def.expr, x, nx, out)),
+            Expr::Not(a) => walk(sys, a, x, nx, out),
+            Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Count(xs) | Expr::Set(xs) => {
+                all(xs, out)
+            }
+            Expr::Implies(a, b)
+            | Expr::Iff(a, b)
+            | Expr::Lt(a, b)
+            | Expr::Le(a, b)
+            | Expr::Sub(a, b) => walk(sys, a, x, nx, out) && walk(sys, b, x, nx, out),
+            Expr::Ite(c, a, b) => {
+                walk(sys, c, x, nx, out) && walk(sys, a, x, nx, out) && walk(sys, b, x, nx, out)
+            }
+            Expr::Case(arms) => arms
+                .iter()
+                .all(|(g, v)| walk(sys, g, x, nx, out) && walk(sys, v, x, nx, out)),
+            Expr::In(a, items) => walk(sys, a, x, nx, out) && all(items, out),
+        }
+    }
+    let mut out = Vec::new();
+    walk(sys, e, x, as_next, &mut out).then(|| {
+        out.sort_unstable();
+        out.dedup();
+        out
+    })
+}
+
+struct Model<'s> {
+    sys: &'s System,
+    invar: Vec<Expr>,
+    invar_frozen: Vec<bool>,
+    init: Vec<Expr>,
+    trans: Vec<Expr>,
+    uses: Vec<Uses>,
+    k: usize,
+}
+
+impl<'s> Model<'s> {
+    fn new(sys: &'s System, k: usize) -> Model<'s> {
+        let split = |cs: &[crate::ir::Constraint]| {
+            let mut out = Vec::new();
+            for c in cs {
+                atoms(&c.expr, sys, &mut out);
+            }
+            out
+        };
+        let invar = split(&sys.invar);
+        let init = split(&sys.init);
+        let trans = split(&sys.trans);
+        let mut uses = vec![Uses::default(); sys.vars.len()];
+        let mut invar_frozen = Vec::new();
+        let with = |e: &Expr, v: &VarId, nx: bool, i: usize| (i, class(sys, e, *v, nx));
+        for (i, e) in invar.iter().enumerate() {
+            let (cur, _) = reads(sys, e);
+            // Frozen variables are checked against their unary invariants
+            // only (windows, pinned values): cheap, and what matters.
+            invar_frozen.push(cur.len() == 1 && cur.iter().all(|v| sys.var(*v).frozen));
+            cur.iter()
+                .for_each(|v| uses[v.index()].invar.push(with(e, v, false, i)));
+        }
+        for (i, e) in init.iter().enumerate() {
+            let (cur, _) = reads(sys, e);
+            cur.iter()
+                .for_each(|v| uses[v.index()].init.push(with(e, v, false, i)));
+        }
+        // An assignment's own variable is restricted by its image
+        // ([`Domains::image`]); here only the variables it reads.
+        for (i, a) in sys.init_assign.iter().enumerate() {
+            let (cur, _) = reads(sys, &a.value);
+            cur.iter().for_each(|v| {
+                uses[v.index()]
+                    .init_assign
+                    .push(with(&a.value, v, false, i))
+            });
+        }
+        for (i, e) in trans.iter().enumerate() {
+            let (cur, nxt) = reads(sys, e);
+            cur.iter()
+                .for_each(|v| uses[v.index()].trans_cur.push(with(e, v, false, i)));
+            nxt.iter()
+                .for_each(|v| uses[v.index()].trans_next.push(with(e, v, true, i)));
+        }
+        for (i, a) in sys.next_assign.iter().enumerate() {
+            let (cur, nxt) = reads(sys, &a.value);
+            cur.iter()
+                .for_each(|v| uses[v.index()].next_cur.push(with(&a.value, v, false, i)));
+            // Its own variable's value matters itself: no class then.
+            nxt.iter().for_each(|v| {
+                let (i, cls) = with(&a.value, v, true, i);
+                let cls = cls.filter(|_| *v != a.var);
+                uses[v.index()].next_next.push((i, cls))
+            });
+        }
+        for v in reads(sys, &sys.goal).0 {
+            uses[v.index()].goal = Some(with(&sys.goal, &v, false, 0));
+        }
+        Model {
+            sys,
+            invar,
+            invar_frozen,
+            init,
+            trans,
+            uses,
+            k,
+        }
+    }
+}
+
+impl Domains {
+    /// Every value allowed everywhere.
+    fn full(sys: &System, k: usize) -> Domains {
+        let frame: Vec<Vec<bool>> = sys
+            .vars
+            .iter()
+            .map(|v| vec![true; v.domain.size()])
+            .collect();
+        let counts: Vec<usize> = frame.iter().map(Vec::len).collect();
+        let single: Vec<Option<usize>> = counts.iter().map(|&n| (n == 1).then_some(0)).collect();
+        Domains {
+            sets: vec![frame; k + 1],
+            counts: vec![counts; k + 1],
+            single: vec![single; k + 1],
+            frozen: sys.vars.iter().map(|v| v.frozen).collect(),
+            values: sys.vars.iter().map(|v| v.domain.values()).collect(),
+            work: 0,
+        }
+    }
+
+    /// The number of steps analysed (`k + 1`).
+    pub fn steps(&self) -> usize {
+        self.sets.len()
+    }
+
+    /// The allowed value indices of `var` at `step`.
+    pub fn allowed(&self, var: VarId, step: usize) -> &[bool] {
+        &self.sets[self.step_of(var, step)][var.index()]
+    }
+
+    fn step_of(&self, var: VarId, step: usize) -> usize {
+        if self.frozen[var.index()] {
+            0
+        } else {
+            step
+        }
+    }
+
+    fn ok(&self, ctx: &Ctx, var: VarId, step: usize, i: usize) -> bool {
+        let step = self.step_of(var, step);
+        match ctx.fix {
+            Some((v, s, j)) if v == var && s == step => i == j,
+            _ => self.sets[step][var.index()][i],
+        }
+    }
+
+    fn n_ok(&self, ctx: &Ctx, var: VarId, step: usize) -> usize {
+        let step = self.step_of(var, step);
+        match ctx.fix {
+            Some((v, s, _)) if v == var && s == step => 1,
+            _ => self.counts[step][var.index()],
+        }
+    }
+
+    /// The only allowed index of a copy, if one is left.
+    fn single_of(&self, ctx: &Ctx, var: VarId, step: usize) -> Option<usize> {
+        let step = self.step_of(var, step);
+        match ctx.fix {
+            Some((v, s, j)) if v == var && s == step => Some(j),
+            _ => self.single[step][var.index()],
+        }
+    }
+
+    /// Integer bounds of a copy (of a range variable), without building
+    /// its value set.
+    fn copy_bounds(&self, sys: &System, ctx: &Ctx, var: VarId, step: usize) -> Option<(i64, i64)> {
+        let Domain::Range { lo, .. } = sys.var(var).domain else {
+            return None;
+        };
+        let n = self.values[var.index()].len();
+        let first = (0..n).find(|&j| self.ok(ctx, var, step, j))?;
+        let last = (0..n).rev().find(|&j| self.ok(ctx, var, step, j))?;
+        Some((lo + first as i64, lo + last as i64))
+    }
+
+    /// Integer bounds of an expression.
+    fn bounds_of(&mut self, sys: &System, e: &Expr, ctx: &Ctx) -> Option<(i64, i64)> {
+        match Self::copy_of(e, ctx) {
+            Some((v, s)) => {
+                self.work += 1;
+                self.copy_bounds(sys, ctx, v, s)
+            }
+            None => self.eval(sys, e, ctx).bounds(),
+        }
+    }
+
+    /// Computes the domains of `sys` unrolled to bound `k`.
+    pub fn compute(sys: &System, k: usize) -> Domains {
+        let m = Model::new(sys, k);
+        let mut d = Domains::full(sys, k);
+        d.frozen_support(&m);
+        // `changed[t]`: tick of the last change at step t; a step is
+        // checked again when it or a neighbour changed since its last check.
+        let mut tick = 1u64;
+        let mut changed = vec![1u64; k + 1];
+        let mut checked = vec![0u64; k + 1];
+        for pass in 0..8 {
+            let steps: Vec<usize> = if pass % 2 == 0 {
+                (0..=k).collect()
+            } else {
+                (0..=k).rev().collect()
+            };
+            let mut any = false;
+            for t in steps {
+                let lo = t.saturating_sub(1);
+                let hi = (t + 1).min(k);
+                if (lo..=hi).all(|s| changed[s] <= checked[t]) {
+                    continue;
+                }
+                checked[t] = tick;
+                if d.image(&m, t) | d.support(&m, t) {
+                    tick += 1;
+                    changed[t] = tick;
+                    any = true;
+                }
+                if d.work > BUDGET {
+                    return d;
+                }
+            }
+            if !any {
+                break;
+            }
+        }
+        d
+    }
+
+    fn remove(&mut self, var: VarId, step: usize, i: usize) {
+        let s = self.step_of(var, step);
+        let v = var.index();
+        if self.sets[s][v][i] {
+            self.sets[s][v][i] = false;
+            self.counts[s][v] -= 1;
+            self.single[s][v] = match self.counts[s][v] {
+                1 => self.sets[s][v].iter().position(|&x| x),
+                _ => None,
+            };
+        }
+    }
+
+    /// Values of frozen variables that break an invariant over that
+    /// variable alone.
+    fn frozen_support(&mut self, m: &Model) {
+        for (i, var) in m.sys.vars.iter().enumerate() {
+            if !var.frozen {
+                continue;
+            }
+            let x = VarId(i as u32);
+            for j in 0..var.domain.size() {
+                if !self.sets[0][i][j] {
+                    continue;
+                }
+                let ctx = Ctx {
+                    cur: 0,
+                    next: None,
+                    fix: Some((x, 0, j)),
+                };
+                let ok = m.uses[i]
+                    .invar
+                    .iter()
+                    .filter(|(c, _)| m.invar_frozen[*c])
+                    .all(|(c, _)| self.eval(m.sys, &m.invar[*c], &ctx).truth().0);
+                if !ok {
+                    self.remove(x, 0, j);
+                }
+            }
+        }
+    }
+
+    /// Intersects each non-frozen variable at `t` with the image of its
+    /// assignment; whether anything changed.
+    fn image(&mut self, m: &Model, t: usize) -> bool {
+        let sys = m.sys;
+        let (assigns, ctx) = if t == 0 {
+            (
+                &sys.init_assign,
+                Ctx {
+                    cur: 0,
+                    next: None,
+                    fix: None,
+                },
+            )
+        } else {
+            (
+                &sys.next_assign,
+                Ctx {
+                    cur: t - 1,
+                    next: Some(t),
+                    fix: None,
+                },
+            )
+        };
+        let mut changed = false;
+        for a in assigns {
+            if sys.var(a.var).frozen && t > 0 {
+                continue;
+            }
+            let img = self.eval_set(sys, &a.value, &ctx);
+            for j in 0..self.values[a.var.index()].len() {
+                if self.allowed(a.var, t)[j] && !img.admits(&self.values[a.var.index()][j]) {
+                    self.remove(a.var, t, j);
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+
+    /// Removes the values at `t` without support; whether any was removed.
+    fn support(&mut self, m: &Model, t: usize) -> bool {
+        let mut changed = false;
+        for (i, var) in m.sys.vars.iter().enumerate() {
+            if var.frozen || self.counts[t][i] < 2 {
+                continue;
+            }
+            let x = VarId(i as u32);
+            let mut alive = self.sets[t][i].clone();
+            self.prune_var(m, x, t, &mut alive);
+            for (j, &a) in alive.iter().enumerate() {
+                if !a && self.sets[t][i][j] {
+                    self.remove(x, t, j);
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+
+    /// Clears `alive[j]` for the values of `x` at `t` that some
+    /// constraint, assignment or the goal cannot accept.
+    fn prune_var(&mut self, m: &Model, x: VarId, t: usize, alive: &mut [bool]) {
+        let sys = m.sys;
+        let u = &m.uses[x.index()];
+        let at = |cur: usize, next: Option<usize>| Ctx {
+            cur,
+            next,
+            fix: None,
+        };
+        let here = at(t, None);
+        for (c, cls) in &u.invar {
+            self.filter(x, t, alive, cls, &here, |d, ctx| {
+                d.may(sys, &m.invar[*c], ctx)
+            });
+        }
+        if t == 0 {
+            for (c, cls) in &u.init {
+                self.filter(x, t, alive, cls, &here, |d, ctx| {
+                    d.may(sys, &m.init[*c], ctx)
+                });
+            }
+            for (a, cls) in &u.init_assign {
+                let a = &sys.init_assign[*a];
+                self.filter(x, t, alive, cls, &here, |d, ctx| {
+                    d.meets(sys, &a.value, a.var, 0, ctx)
+                });
+            }
+        } else {
+            let before = at(t - 1, Some(t));
+            for (c, cls) in &u.trans_next {
+                self.filter(x, t, alive, cls, &before, |d, ctx| {
+                    d.may(sys, &m.trans[*c], ctx)
+                });
+            }
+            for (a, cls) in &u.next_next {
+                let a = &sys.next_assign[*a];
+                self.filter(x, t, alive, cls, &before, |d, ctx| {
+                    d.meets(sys, &a.value, a.var, t, ctx)
+                });
+            }
+        }
+        if t < m.k {
+            let after = at(t, Some(t + 1));
+            for (c, cls) in &u.trans_cur {
+                self.filter(x, t, alive, cls, &after, |d, ctx| {
+                    d.may(sys, &m.trans[*c], ctx)
+                });
+            }
+            for (a, cls) in &u.next_cur {
+                let a = &sys.next_assign[*a];
+                self.filter(x, t, alive, cls, &after, |d, ctx| {
+                    d.meets(sys, &a.value, a.var, t + 1, ctx)
+                });
+            }
+        }
+        if t == m.k {
+            if let Some((_, cls)) = &u.goal {
+                self.filter(x, t, alive, cls, &here, |d, ctx| d.may(sys, &sys.goal, ctx));
+            }
+        }
+    }
+
+    /// Whether `e` may be true.
+    fn may(&mut self, sys: &System, e: &Expr, ctx: &Ctx) -> bool {
+        self.eval(sys, e, ctx).truth().0
+    }
+
+    /// Clears `alive[j]` where `ok` fails with `x` at `t` fixed to `j`;
+    /// with a class (the constants `x` is compared with), the values
+    /// outside it behave alike and are checked by one representative.
+    #[allow(clippy::too_many_arguments)]
+    fn filter(
+        &mut self,
+        x: VarId,
+        t: usize,
+        alive: &mut [bool],
+        class: &Option<Vec<usize>>,
+        ctx: &Ctx,
+        mut ok: impl FnMut(&mut Domains, &Ctx) -> bool,
+    ) {
+        let mut test = |d: &mut Domains, j: usize| {
+            let c = Ctx {
+                fix: Some((x, t, j)),
+                ..*ctx
+            };
+            ok(d, &c)
+        };
+        match class {
+            None => {
+                for (j, a) in alive.iter_mut().enumerate() {
+                    if *a && !test(self, j) {
+                        *a = false;
+                    }
+                }
+            }
+            Some(cs) => {
+                for &j in cs {
+                    if alive[j] && !test(self, j) {
+                        alive[j] = false;
+                    }
+                }
+                let outside = |j: &usize| cs.binary_search(j).is_err();
+                let rep = (0..alive.len()).find(|j| alive[*j] && outside(j));
+                if let Some(r) = rep {
+                    if !test(self, r) {
+                        (0..alive.len())
+                            .filter(outside)
+                            .for_each(|j| alive[j] = false);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether assignment `value` can give `var` at `step` an allowed value.
+    fn meets(&mut self, sys: &System, value: &Expr, var: VarId, step: usize, ctx: &Ctx) -> bool {
+        let img = self.eval_set(sys, value, ctx);
+        self.values[var.index()]
+            .iter()
+            .enumerate()
+            .any(|(j, v)| self.ok(ctx, var, step, j) && img.admits(v))
+    }
+
+    /// The values of a variable copy.
+    fn var_abs(&self, sys: &System, var: VarId, step: usize, ctx: &Ctx) -> Abs {
+        let dom = &sys.var(var).domain;
+        match dom {
+            Domain::Bool => b(self.ok(ctx, var, step, 1), self.ok(ctx, var, step, 0)),
+            Domain::Range { lo, hi } if self.n_ok(ctx, var, step) == dom.size() => Abs::R(*lo, *hi),
+            _ => {
+                let mut vs: Vec<Value> = dom
+                    .values()
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(j, _)| self.ok(ctx, var, step, *j))
+                    .map(|(_, v)| v)
+                    .collect();
+                // Symbols are kept in declaration order by the domain.
+                vs.sort();
+                Abs::V(vs)
+            }
+        }
+    }
+
+    /// `var = value` at `step`, without building the value set.
+    fn eq_const(&self, sys: &System, var: VarId, step: usize, c: &Value, ctx: &Ctx) -> Abs {
+        let dom = &sys.var(var).domain;
+        let n = self.n_ok(ctx, var, step);
+        match super::unroll::index_of(dom, c) {
+            Some(j) => {
+                let t = self.ok(ctx, var, step, j);
+                b(t, n > t as usize)
+            }
+            None => b(false, n > 0),
+        }
+    }
+
+    /// The copy an expression names: `Var` at `cur`, `Next` at `next`.
+    fn copy_of(e: &Expr, ctx: &Ctx) -> Option<(VarId, usize)> {
+        match e {
+            Expr::Var(v) => Some((*v, ctx.cur)),
+            Expr::Next(v) => ctx.next.map(|s| (*v, s)),
+            _ => None,
+        }
+    }
+
+    /// Abstract value of an assignment right-hand side (with `Set`).
+    fn eval_set(&mut self, sys: &System, e: &Expr, ctx: &Ctx) -> Abs {
+        self.eval(sys, e, ctx)
+    }
+
+    fn eval(&mut self, sys: &System, e: &Expr, ctx: &Ctx) -> Abs {
+        self.work += 1;
+        match e {
+            Expr::Const(Value::Bool(x)) => b(*x, !*x),
+            Expr::Const(v) => Abs::V(vec![v.clone()]),
+            Expr::Var(_) | Expr::Next(_) => match Self::copy_of(e, ctx) {
+                Some((v, s)) => self.var_abs(sys, v, s, ctx),
+                None => Abs::Top,
+            },
+            Expr::Define(d) => match sys.defines.get(d.0 as usize) {
+                Some(def) => self.eval(sys, &def.expr, ctx),
+                None => Abs::Top,
+            },
+            Expr::Not(a) => {
+                let (t, f) = self.eval(sys, a, ctx).truth();
+                b(f, t)
+            }
+            Expr::And(xs) => {
+                let mut t = true;
+                let mut f = false;
+                for x in xs {
+                    let (xt, xf) = self.eval(sys, x, ctx).truth();
+                    if !xt {
+                        return b(false, true);
+                    }
+                    t &= xt;
+                    f |= xf;
+                }
+                b(t, f)
+            }
+            Expr::Or(xs) => {
+                let mut t = false;
+                let mut f = true;
+                for x in xs {
+                    let (xt, xf) = self.eval(sys, x, ctx).truth();
+                    if !xf {
+                        return b(true, false);
+                    }
+                    t |= xt;
+                    f &= xf;
+                }
+                b(t, f)
+            }
+            Expr::Implies(p, q) => {
+                let (pt, pf) = self.eval(sys, p, ctx).truth();
+                let (qt, qf) = self.eval(sys, q, ctx).truth();
+                b(pf || qt, pt && qf)
+            }
+            Expr::Iff(p, q) => {
+                let (pt, pf) = self.eval(sys, p, ctx).truth();
+                let (qt, qf) = self.eval(sys, q, ctx).truth();
+                b((pt && qt) || (pf && qf), (pt && qf) || (pf && qt))
+            }
+            Expr::Eq(p, q) => self.eval_eq(sys, p, q, ctx),
+            Expr::Lt(p, q) | Expr::Le(p, q) => {
+                let strict = matches!(e, Expr::Lt(..));
+                let (Some((al, ah)), Some((bl, bh))) =
+                    (self.bounds_of(sys, p, ctx), self.bounds_of(sys, q, ctx))
+                else {
+                    return EITHER;
+                };
+                if strict {
+                    b(al < bh, ah >= bl)
+                } else {
+                    b(al <= bh, ah > bl)
+                }
+            }
+            Expr::Add(xs) => {
+                let (mut lo, mut hi) = (0i64, 0i64);
+                for x in xs {
+                    let Some((l, h)) = self.bounds_of(sys, x, ctx) else {
+                        return Abs::Top;
+                    };
+                    lo += l;
+                    hi += h;
+                }
+                Abs::R(lo, hi)
+            }
+            Expr::Sub(p, q) => match (self.bounds_of(sys, p, ctx), self.bounds_of(sys, q, ctx)) {
+                (Some((al, ah)), Some((bl, bh))) => Abs::R(al - bh, ah - bl),
+                _ => Abs::Top,
+            },
+            Expr::Count(xs) => {
+                let (mut lo, mut hi) = (0i64, 0i64);
+                for x in xs {
+                    let (t, f) = self.eval(sys, x, ctx).truth();
+                    hi += t as i64;
+                    lo += (t && !f) as i64;
+                }
+                Abs::R(lo, hi)
+            }
+            Expr::Ite(c, p, q) => {
+                let (t, f) = self.eval(sys, c, ctx).truth();
+                let mut out = b(false, false);
+                if t {
+                    out = out.join(self.eval(sys, p, ctx));
+                }
+                if f {
+                    out = out.join(self.eval(sys, q, ctx));
+                }
+                out
+            }
+            Expr::Case(arms) => {
+                let mut out = Acc::default();
+                for (g, v) in arms {
+                    let (t, f) = self.eval(sys, g, ctx).truth();
+                    if t {
+                        out.add(self.eval(sys, v, ctx));
+                    }
+                    if !f {
+                        break;
+                    }
+                }
+                out.finish()
+            }
+            Expr::In(x, items) => {
+                let mut t = false;
+                let mut f = true;
+                if let Some((v, s)) = Self::copy_of(x, ctx) {
+                    if items.iter().all(|i| matches!(i, Expr::Const(_))) {
+                        let dom = &sys.var(v).domain;
+                        let mut hits = 0;
+                        for i in items {
+                            if let Expr::Const(c) = i {
+                                if let Some(j) = super::unroll::index_of(dom, c) {
+                                    if self.ok(ctx, v, s, j) {
+                                        hits += 1;
+                                    }
+                                }
+                            }
+                        }
+                        return b(hits > 0, self.n_ok(ctx, v, s) > hits);
+                    }
+                }
+                for i in items {
+                    let (it, itf) = self.eval_eq(sys, x, i, ctx).truth();
+                    t |= it;
+                    f &= itf;
+                }
+                b(t, f)
+            }
+            Expr::Set(xs) => {
+                let mut out = Acc::default();
+                for x in xs {
+                    out.add(self.eval(sys, x, ctx));
+                }
+                out.finish()
+            }
+        }
+    }
+
+    fn eval_eq(&mut self, sys: &System, p: &Expr, q: &Expr, ctx: &Ctx) -> Abs {
+        for (x, c) in [(p, q), (q, p)] {
+            if let (Some((v, s)), Expr::Const(c)) = (Self::copy_of(x, ctx), c) {
+                return self.eq_const(sys, v, s, c, ctx);
+            }
+        }
+        // A copy against a copy with one value left (a step counter).
+        if let (Some((v, s)), Some((w, r))) = (Self::copy_of(p, ctx), Self::copy_of(q, ctx)) {
+            for ((v, s), (w, r)) in [((v, s), (w, r)), ((w, r), (v, s))] {
+                if let Some(j) = self.single_of(ctx, w, r) {
+                    let c = self.values[w.index()][j].clone();
+                    return self.eq_const(sys, v, s, &c, ctx);
+                }
+            }
+        }
+        let a = self.eval(sys, p, ctx);
+        let c = self.eval(sys, q, ctx);
+        match (&a, &c) {
+            (Abs::B { t, f }, Abs::B { t: t2, f: f2 }) => {
+                b((*t && *t2) || (*f && *f2), (*t && *f2) || (*f && *t2))
+            }
+            (Abs::V(xs), Abs::V(ys)) => {
+                let meet = xs.iter().any(|x| ys.binary_search(x).is_ok());
+                let single = xs.len() == 1 && ys.len() == 1 && xs == ys;
+                b(meet, !single)
+            }
+            _ => match (a.bounds(), c.bounds()) {
+                (Some((al, ah)), Some((bl, bh))) => {
+                    let meet = al <= bh && bl <= ah;
+                    let single = al == ah && bl == bh && al == bl;
+                    b(meet, !single)
+                }
+                _ => EITHER,
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Assign, Constraint};
+
+    /// A counter `x` on a line `0..=5` that moves by one (or stays), must
+    /// end on 5 at bound 5: at step `t` it can only be `t`.
+    #[test]
+    fn forward_and_backward_reachability_pin_a_walk() {
+        let mut sys = System::default();
+        let x = sys.add_var("x", Domain::Range { lo: 0, hi: 5 }, false);
+        sys.init_assign.push(Assign {
+            var: x,
+            value: Expr::int(0),
+        });
+        let arms = (0..=5)
+            .map(|i| {
+                let to = if i < 5 {
+                    Expr::Set(vec![Expr::int(i), Expr::int(i + 1)])
+                } else {
+                    Expr::int(5)
+                };
+                (Expr::eq(Expr::var(x), Expr::int(i)), to)
+            })
+            .collect();
+        sys.next_assign.push(Assign {
+            var: x,
+            value: Expr::Case(arms),
+        });
+        sys.goal = Expr::eq(Expr::var(x), Expr::int(5));
+        let d = Domains::compute(&sys, 5);
+        for t in 0..=5 {
+            let allowed: Vec<usize> = (0..6).filter(|&j| d.allowed(x, t)[j]).collect();
+            assert_eq!(allowed, [t], "step {t}");
+        }
+        // With one more step the walk may pause once anywhere.
+        let d = Domains::compute(&sys, 6);
+        let allowed: Vec<usize> = (0..6).filter(|&j| d.allowed(x, 3)[j]).collect();
+        assert_eq!(allowed, [2, 3]);
+    }
+
+    #[test]
+    fn invariants_prune_and_frozen_sets_are_shared() {
+        let mut sys = System::default();
+        let r = sys.add_var("r", Domain::Range { lo: 1, hi: 4 }, true);
+        let y = sys.add_var("y", Domain::Bool, false);
+        sys.invar.push(Constraint {
+            label: "r small".into(),
+            expr: Expr::le(Expr::var(r), Expr::int(2)),
+        });
+        sys.invar.push(Constraint {
+            label: "y iff r is 2".into(),
+            expr: Expr::iff(Expr::var(y), Expr::eq(Expr::var(r), Expr::int(3))),
+        });
+        let d = Domains::compute(&sys, 2);
+        assert_eq!(d.allowed(r, 2), [true, true, false, false]);
+        assert_eq!(d.allowed(y, 1), [true, false]);
+    }
+}
