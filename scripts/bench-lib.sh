@@ -1,0 +1,40 @@
+# Shared helpers of the benchmark scripts (sourced, not run).
+#
+# measure LIMIT OUT CMD...   runs CMD with stdout+stderr to OUT, killed after
+#                            LIMIT seconds; prints "CPU WALL KB STATUS":
+#                            CPU seconds (user + system, microsecond
+#                            resolution), wall seconds, peak resident
+#                            memory in KB, STATUS ok | timeout | error.
+# median                     median of the numbers on stdin (one a line).
+# nusmv_verdict OUT          solved | unsat | error from NuSMV's output
+#                            (NuSMV exits 0 even when a spec is false).
+
+measure() {
+    python3 - "$@" <<'PY'
+import resource, subprocess, sys, time
+limit, out, cmd = float(sys.argv[1]), sys.argv[2], sys.argv[3:]
+start = time.monotonic()
+with open(out, "w") as f:
+    p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT)
+    try:
+        status = "ok" if p.wait(timeout=limit) == 0 else "error"
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        status = "timeout"
+wall = time.monotonic() - start
+r = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(f"{r.ru_utime + r.ru_stime:.4f} {wall:.4f} {r.ru_maxrss} {status}")
+PY
+}
+
+median() {
+    sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'
+}
+
+nusmv_verdict() {
+    if grep -q "is false" "$1"; then echo solved
+    elif grep -qE "is true|no counterexample found with bound" "$1"; then echo unsat
+    else echo error
+    fi
+}
