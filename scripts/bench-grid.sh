@@ -9,15 +9,20 @@
 # the ratios NuSMV / checkmate (time to first solution: both find one).
 #
 # Times are CPU seconds (user + system) of the measured process, median of
-# RUNS runs: the machine is shared, and CPU time is what contention disturbs
+# RUNS runs (NUSMV_RUNS for NuSMV, default RUNS): the machine is shared, and CPU time is what contention disturbs
 # least. Every run is killed after TIMEOUT seconds; a run that hits it is
 # shown as ">T" and not repeated. Release build. The answer column is
-# checkmate's (unique, 2+ = at least two solutions, unsat); a NuSMV verdict
-# that disagrees with it is flagged.
+# checkmate's (unique, 2+ = at least two solutions, unsat); an answer that
+# disagrees with the file's label, or a NuSMV verdict that disagrees with
+# it, is flagged.
+#
+# --fresh instead runs the large-board tests of tests/grid_fresh.rs
+# (puzzles generated on the spot, 12x12 to 15x15 and 3x50) in release mode.
 #
 # Usage: scripts/bench-grid.sh [-n RUNS] [-t TIMEOUT] [--sizes 6x6,9x9]
 #            [--variants numbrix,hidato] [--no-nusmv] [--no-nusmv-bmc]
 #            [PUZZLE...]
+#        scripts/bench-grid.sh --fresh
 #        (defaults: RUNS=3, TIMEOUT=60 from the environment; every
 #        models/bench/*.txt; sizes and variants filter by file name)
 set -euo pipefail
@@ -25,6 +30,7 @@ cd "$(dirname "$0")/.."
 source scripts/bench-lib.sh
 
 runs=${RUNS:-3}
+nusmv_runs=${NUSMV_RUNS:-}
 limit=${TIMEOUT:-60}
 sizes=""
 variants=""
@@ -39,12 +45,15 @@ while (($#)); do
         --variants) variants=$2; shift 2 ;;
         --no-nusmv) nusmv_bdd=0; nusmv_bmc=0; shift ;;
         --no-nusmv-bmc) nusmv_bmc=0; shift ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --fresh)
+            exec nice cargo test --release --test grid_fresh -- --ignored --nocapture ;;
+        -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
         -*) echo "bench-grid.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
         *) files+=("$1"); shift ;;
     esac
 done
 ((${#files[@]})) || files=(models/bench/*.txt)
+nusmv_runs=${nusmv_runs:-$runs}
 
 # Filter by size/variant (from the file name: VARIANT-RxC-...), then order
 # by variant, board size, name.
@@ -72,7 +81,7 @@ bin=target/release/checkmate
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# timed LABEL CMD...: runs CMD up to $runs times (stops after a timeout);
+# timed LABEL CMD...: runs CMD up to $n times (stops after a timeout);
 # sets T (median CPU seconds, or ">limit"), KB (largest peak memory) and
 # OUT (the output of the last run).
 timed() {
@@ -80,7 +89,7 @@ timed() {
     local cpus=() cpu wall kb status
     KB=0
     OUT=$tmp/$label.out
-    for ((i = 0; i < runs; i++)); do
+    for ((i = 0; i < n; i++)); do
         read -r cpu wall kb status < <(measure "$limit" "$OUT" "$@")
         ((kb > KB)) && KB=$kb
         if [[ $status == timeout ]]; then
@@ -124,7 +133,7 @@ else: print("unknown")' "$1"
 
 version=$( ("$nusmv" -h 2>&1 || true) | grep -m1 -o 'NuSMV [0-9.]*' || echo "NuSMV: not run")
 echo "checkmate $(git rev-parse --short HEAD) (release, batsat); $version;"
-echo "CPU seconds, median of $runs runs; timeout ${limit} s; ratios = NuSMV / checkmate time to first solution"
+echo "CPU seconds, median of $runs runs ($nusmv_runs for NuSMV); timeout ${limit} s; ratios = NuSMV / checkmate time to first solution"
 echo
 header="| puzzle | open | bound | vars | clauses | answer | first (s) | unique (s) | peak MB |"
 rule="|---|---:|---:|---:|---:|---|---:|---:|---:|"
@@ -140,6 +149,7 @@ for f in "${files[@]}"; do
     "$bin" smv "$f" -o "$tmp/model.smv"
     k=$(grep -m1 -o 'bmc_length [0-9]*' "$tmp/model.smv" | cut -d' ' -f2)
 
+    n=$runs
     timed first "$bin" solve --json --quiet --timeout "$limit" "$f"
     first=$T
     [[ $(answer "$OUT") == @(unknown|error) ]] && first=">$limit"
@@ -147,6 +157,12 @@ for f in "${files[@]}"; do
     unique=$T
     verdict=$(answer "$OUT")
     [[ $verdict == @(unknown|error) ]] && unique=">$limit"
+    # The file's own label (scripts/gen-grid.py --unique/--ambiguous/--unsat).
+    label=$(grep -m1 -o '^# \(unique\|ambiguous\|unsat\):' "$f" | tr -d '#: ' || true)
+    [[ $label == ambiguous ]] && label=2+
+    if [[ -n $label && $verdict == @(unique|2+|unsat) && $verdict != "$label" ]]; then
+        verdict+=" (LABEL SAYS $label)"
+    fi
     mb=$(awk -v kb="$KB" 'BEGIN { printf "%.0f", kb / 1024 }')
     row="| $name | $((k + 1)) | $k | $vars | $clauses | $verdict | $(fmt "$first") | $(fmt "$unique") | $mb |"
 
@@ -155,6 +171,7 @@ for f in "${files[@]}"; do
         [[ $engine == bmc ]] && ((!nusmv_bmc)) && continue
         args=()
         [[ $engine == bmc ]] && args=(-bmc -bmc_length "$k")
+        n=$nusmv_runs
         timed "nusmv-$engine" "$nusmv" "${args[@]}" "$tmp/model.smv"
         cell=$(fmt "$T")
         if [[ $T != ">"* ]]; then

@@ -18,15 +18,16 @@ is decided only when asked, with checkmate's own solver (`checkmate solve
 --count 2`, the release binary by default):
 
 * --unique: more cells of the hidden path are revealed, in a seeded order,
-  until the puzzle is unique (the fewest such cells, by bisection: adding
-  numbers of the hidden path never adds solutions);
+  until the puzzle is unique (the fewest such cells, by galloping search
+  and bisection: adding numbers of the hidden path never adds solutions);
 * --ambiguous: revealed cells are hidden again, in a seeded order, until
   the puzzle has two solutions (never the first and last waypoint);
 * --unsat: two given numbers are swapped, trying pairs in a seeded order,
   until the puzzle has no solution.
 
 Each check is cut off after --timeout seconds and then counts as "not
-shown" (not unique, not ambiguous, not unsat). The verdict goes into a
+shown" (not unique, not ambiguous, not unsat), so on a slower machine or
+solver --unique may reveal more numbers than needed. The verdict goes into a
 header comment. The same arguments (and a correct solver) always give
 the same file.
 
@@ -180,22 +181,32 @@ def renumber(variant, path, cells):
     return {path[i]: k + 1 for k, i in enumerate(sorted(cells))}
 
 
-def make_unique(variant, path, base, judge, rng):
-    """The fewest extra cells from a seeded order that make it unique."""
-    rest = [i for i in range(len(path)) if i not in base]
-    rng.shuffle(rest)
-    # `ok(m)`: the first m extra cells make it unique; monotone in m.
-    ok = lambda m: judge.count(renumber(variant, path, base + rest[:m])) == 1
-    if not ok(len(rest)):
-        return None
-    lo, hi = -1, len(rest)
+def first_true(ok, n):
+    """The smallest m in 0..n with ok(m), for ok monotone in m (None when
+    not even ok(n)): galloping from 0, then bisection, so that the checks
+    stay near the answer (the extremes are the slow puzzles to decide)."""
+    lo, hi = -1, 0
+    while not ok(hi):
+        if hi == n:
+            return None
+        lo, hi = hi, min(n, 2 * hi + 1)
     while hi - lo > 1:
         mid = (lo + hi) // 2
         if ok(mid):
             hi = mid
         else:
             lo = mid
-    return base + rest[:hi]
+    return hi
+
+
+def make_unique(variant, path, base, judge, rng):
+    """The fewest extra cells from a seeded order that make it unique."""
+    rest = [i for i in range(len(path)) if i not in base]
+    rng.shuffle(rest)
+    # The first m extra cells make it unique: monotone in m.
+    ok = lambda m: judge.count(renumber(variant, path, base + rest[:m])) == 1
+    m = first_true(ok, len(rest))
+    return None if m is None else base + rest[:m]
 
 
 def make_ambiguous(variant, path, base, judge, rng):
@@ -205,16 +216,8 @@ def make_ambiguous(variant, path, base, judge, rng):
     rng.shuffle(drop)
     keep = lambda m: sorted(set(fixed) | set(drop[m:])) or [0]
     ok = lambda m: judge.count(renumber(variant, path, keep(m))) == 2
-    if not ok(len(drop)):
-        return None
-    lo, hi = -1, len(drop)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return keep(hi)
+    m = first_true(ok, len(drop))
+    return None if m is None else keep(m)
 
 
 def make_unsat(variant, path, shown, judge, rng):
