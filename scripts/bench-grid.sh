@@ -82,8 +82,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # timed LABEL CMD...: runs CMD up to $n times (stops after a timeout);
-# sets T (median CPU seconds, or ">limit"), KB (largest peak memory) and
-# OUT (the output of the last run).
+# sets T (median CPU seconds, or ">limit"), KB (largest peak memory), OUT
+# (the output of the last run) and ST (its status: ok, error or timeout).
 timed() {
     local label=$1; shift
     local cpus=() cpu wall kb status
@@ -91,6 +91,7 @@ timed() {
     OUT=$tmp/$label.out
     for ((i = 0; i < n; i++)); do
         read -r cpu wall kb status < <(measure "$limit" "$OUT" "$@")
+        ST=$status
         ((kb > KB)) && KB=$kb
         if [[ $status == timeout ]]; then
             T=">$limit"
@@ -174,7 +175,11 @@ for f in "${files[@]}"; do
         n=$nusmv_runs
         timed "nusmv-$engine" "$nusmv" "${args[@]}" "$tmp/model.smv"
         cell=$(fmt "$T")
-        if [[ $T != ">"* ]]; then
+        if [[ $ST == error ]]; then
+            # NuSMV 2.5.4's BMC dies with SIGSEGV on the larger hidato models.
+            row+=" crashed after $cell | - |"
+            continue
+        elif [[ $T != ">"* ]]; then
             v=$(nusmv_verdict "$OUT")
             want=solved
             [[ $verdict == unsat ]] && want=unsat

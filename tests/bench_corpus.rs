@@ -53,7 +53,14 @@ fn bench_files_are_labelled_and_labels_hold() {
             checked += 1;
         }
     }
-    assert!(labelled * 2 >= files.len(), "only {labelled} of {} labelled", files.len());
-    assert!(kinds.iter().all(|&k| k >= 3), "unsat/unique/ambiguous files: {kinds:?}");
+    assert!(
+        labelled * 2 >= files.len(),
+        "only {labelled} of {} labelled",
+        files.len()
+    );
+    assert!(
+        kinds.iter().all(|&k| k >= 3),
+        "unsat/unique/ambiguous files: {kinds:?}"
+    );
     assert!(checked >= 8, "only {checked} labels checked");
 }
