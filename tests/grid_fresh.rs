@@ -397,19 +397,38 @@ fn broken_puzzles_are_unsat() {
     }
 }
 
-/// The large boards (release mode: `cargo test --release --test
-/// grid_fresh -- --ignored`).
+/// The large boards of one variant, with the answers on stderr.
+fn large(v: Variant) {
+    let mut answers = Vec::new();
+    for (r, c) in [(12, 12), (15, 15), (3, 50)] {
+        for s in 0..3 {
+            let answer = check_fresh(v, r, c, reveal(v, s), seed() + s);
+            eprintln!("{v} {r}x{c} seed {}: {answer}", seed() + s);
+            answers.push(answer);
+        }
+    }
+    check_broken(v, 15, 15, reveal(v, 0), seed());
+    check_broken(v, 3, 50, reveal(v, 0), seed());
+    assert_both(v, &answers);
+}
+
+// The large boards, for release mode (`scripts/bench-grid.sh --fresh`, or
+// `cargo test --release --test grid_fresh -- --ignored`).
+
 #[test]
 #[ignore]
-fn fresh_large_boards() {
-    for v in Variant::ALL {
-        for (r, c) in [(12, 12), (15, 15), (3, 50)] {
-            for s in 0..3 {
-                let answer = check_fresh(v, r, c, reveal(v, s), seed() + s);
-                eprintln!("{v} {r}x{c} seed {}: {answer}", seed() + s);
-            }
-        }
-        check_broken(v, 15, 15, reveal(v, 0), seed());
-        check_broken(v, 3, 50, reveal(v, 0), seed());
-    }
+fn fresh_large_numbrix() {
+    large(Variant::Numbrix);
+}
+
+#[test]
+#[ignore]
+fn fresh_large_hidato() {
+    large(Variant::Hidato);
+}
+
+#[test]
+#[ignore]
+fn fresh_large_waypoint() {
+    large(Variant::Waypoint);
 }
