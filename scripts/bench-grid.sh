@@ -20,8 +20,8 @@
 # (puzzles generated on the spot, 12x12 to 15x15 and 3x50) in release mode.
 #
 # Usage: scripts/bench-grid.sh [-n RUNS] [-t TIMEOUT] [--sizes 6x6,9x9]
-#            [--variants numbrix,hidato] [--no-nusmv] [--no-nusmv-bmc]
-#            [PUZZLE...]
+#            [--variants numbrix,hidato] [--no-nusmv] [--no-nusmv-bdd]
+#            [--no-nusmv-bmc] [PUZZLE...]
 #        scripts/bench-grid.sh --fresh
 #        (defaults: RUNS=3, TIMEOUT=60 from the environment; every
 #        models/bench/*.txt; sizes and variants filter by file name)
@@ -45,6 +45,7 @@ while (($#)); do
         --variants) variants=$2; shift 2 ;;
         --no-nusmv) nusmv_bdd=0; nusmv_bmc=0; shift ;;
         --no-nusmv-bmc) nusmv_bmc=0; shift ;;
+        --no-nusmv-bdd) nusmv_bdd=0; shift ;;
         --fresh)
             exec nice cargo test --release --test grid_fresh -- --ignored --nocapture ;;
         -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
