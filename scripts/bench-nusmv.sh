@@ -15,6 +15,7 @@
 #        (default: -n 3 -t 120, every models/grid/*.txt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/bench-lib.sh
 
 runs=3
 limit=120
@@ -44,16 +45,12 @@ trap 'rm -rf "$tmp"' EXIT
 # time_one MODEL ARGS...: prints "CPU-seconds verdict" or ">T timeout".
 time_one() {
     local model=$1; shift
-    local out="$tmp/out" t="$tmp/time"
-    if /usr/bin/time -f "%U %S" -o "$t" timeout "$limit" "$nusmv" "$@" "$model" >"$out" 2>&1; then
-        local verdict
-        if grep -q "is false" "$out"; then verdict=solved
-        elif grep -qE "is true|no counterexample found with bound" "$out"; then verdict=unsat
-        else verdict=error
-        fi
-        awk -v v="$verdict" '{ printf "%.2f %s\n", $1 + $2, v }' "$t"
-    else
+    local out="$tmp/out" cpu wall kb status
+    read -r cpu wall kb status < <(measure "$limit" "$out" "$nusmv" "$@" "$model")
+    if [[ $status == timeout ]]; then
         echo ">$limit timeout"
+    else
+        printf '%.2f %s\n' "$cpu" "$(nusmv_verdict "$out")"
     fi
 }
 
@@ -67,7 +64,7 @@ median_of() {
         [[ $v == timeout ]] && break
     done
     local med
-    med=$(printf '%s\n' "${times[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+    med=$(printf '%s\n' "${times[@]}" | median)
     [[ $verdict == timeout ]] && med=">$limit"
     echo "$med $verdict"
 }

@@ -1,17 +1,19 @@
 //! Random small grid puzzles (2..5 × 2..5, all three variants, random
 //! blocked cells and numbers) through the bounded model checker, with and
-//! without the redundant constraints, against a brute-force solver written
-//! here: the number of solutions must match exactly (so `unsat`, `unique`
-//! and "ambiguous" match too), and every solution must pass the puzzle's
-//! checker. The first puzzles also go through the real NuSMV (BDD) when it
+//! without the redundant constraints of `grid::strengthen`, against the
+//! brute-force solver of `tests/common`: the number of solutions, counted
+//! up to a cap, must match exactly, and so must "exhausted", `unique` and
+//! `unsat`; every solution must pass the puzzle's checker. The first puzzles also go through the real NuSMV (BDD) when it
 //! is installed: its verdict must match.
 //!
 //! NuSMV missing: a visible "skipping" note, or a failure when `CI` is set.
 
+mod common;
+
 use std::io::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use checkmate::bmc::{self, BmcOptions};
+use checkmate::bmc::{self, BmcOptions, Status};
 use checkmate::checker::{Checker, Engine, Tool};
 use checkmate::grid::{self, compile::compile_model, strengthen, Puzzle, Variant};
 use checkmate::smv::{self, EmitOptions};
@@ -36,7 +38,7 @@ impl Rng {
     }
 }
 
-/// The board as the brute-force solver sees it.
+/// A board being generated: its open cells and the numbers on them.
 struct Board {
     rows: usize,
     cols: usize,
@@ -79,7 +81,7 @@ impl Board {
                 return false;
             }
             *budget -= 1;
-            let last = *path.last().unwrap();
+            let last = path[path.len() - 1];
             let mut next: Vec<usize> = (0..b.open.len())
                 .filter(|&c| !used[c] && b.adjacent(last, c))
                 .collect();
@@ -98,78 +100,6 @@ impl Board {
             false
         }
         go(self, rng, &mut path, &mut used, &mut budget).then_some(path)
-    }
-
-    /// Number of solutions, by depth-first search over paths.
-    fn count(&self, waypoint: bool) -> usize {
-        let n = self.open.len();
-        let mut at_step = vec![None; n + 1];
-        for (c, k) in self.number.iter().enumerate() {
-            if let Some(k) = *k {
-                if !waypoint {
-                    at_step[k] = Some(c);
-                }
-            }
-        }
-        let last_wp = self.number.iter().flatten().max().copied().unwrap_or(0);
-        let mut total = 0;
-        for start in 0..n {
-            if waypoint && self.number[start] != Some(1) {
-                continue;
-            }
-            let mut used = vec![false; n];
-            used[start] = true;
-            let seen = usize::from(waypoint);
-            if !waypoint && !self.fits(start, 1, &at_step) {
-                continue;
-            }
-            total += self.extend(start, 1, seen, &mut used, &at_step, waypoint, last_wp);
-        }
-        total
-    }
-
-    /// Whether cell `c` may be the `step`-th cell (numbrix/hidato).
-    fn fits(&self, c: usize, step: usize, at_step: &[Option<usize>]) -> bool {
-        at_step[step].is_none_or(|x| x == c) && self.number[c].is_none_or(|k| k == step)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn extend(
-        &self,
-        last: usize,
-        len: usize,
-        seen: usize,
-        used: &mut [bool],
-        at_step: &[Option<usize>],
-        waypoint: bool,
-        last_wp: usize,
-    ) -> usize {
-        let n = self.open.len();
-        if len == n {
-            let ends_right = !waypoint || (self.number[last] == Some(last_wp) && seen == last_wp);
-            return usize::from(ends_right);
-        }
-        let mut total = 0;
-        for c in 0..n {
-            if used[c] || !self.adjacent(last, c) {
-                continue;
-            }
-            let mut seen2 = seen;
-            if waypoint {
-                if let Some(k) = self.number[c] {
-                    if k != seen + 1 {
-                        continue;
-                    }
-                    seen2 = k;
-                }
-            } else if !self.fits(c, len + 1, at_step) {
-                continue;
-            }
-            used[c] = true;
-            total += self.extend(c, len + 1, seen2, used, at_step, waypoint, last_wp);
-            used[c] = false;
-        }
-        total
     }
 }
 
@@ -261,47 +191,42 @@ fn random_puzzle(seed: u64) -> String {
     text
 }
 
-/// The brute-force count of a puzzle file.
-fn brute_force(text: &str) -> usize {
-    let puzzle = grid::parse(text).unwrap();
-    let waypoint = puzzle.variant == Variant::Waypoint;
-    let ids: Vec<_> = (0..puzzle.open_count() as u32).map(grid::CellId).collect();
-    let board = Board {
-        rows: puzzle.rows(),
-        cols: puzzle.cols(),
-        diagonal: puzzle.variant.diagonal(),
-        open: ids
-            .iter()
-            .map(|&id| {
-                let c = puzzle.coord(id);
-                (c.row, c.col)
-            })
-            .collect(),
-        number: ids
-            .iter()
-            .map(|&id| puzzle.number(id).map(|k| k as usize))
-            .collect(),
-    };
-    board.count(waypoint)
-}
+/// Solutions are counted up to this many: random boards with few numbers
+/// have thousands, and counting them all says nothing more.
+const CAP: usize = 40;
 
-fn bmc_count(puzzle: &Puzzle, extras: &[&str]) -> Result<usize, TestCaseError> {
+/// The bmc answer with the `extras` from `grid::strengthen`, every
+/// solution verified by the puzzle's checker: (solutions found, exhausted,
+/// unique, status).
+fn bmc_answer(
+    puzzle: &Puzzle,
+    extras: &[&str],
+) -> Result<(usize, bool, Option<bool>, Status), TestCaseError> {
     let (sys, _) = compile_model(puzzle, &strengthen::options(extras).unwrap());
     let r = bmc::solve(
         &sys,
         &BmcOptions {
-            count: Some(0),
-            count_cap: 1_000_000,
+            count: Some(CAP),
             ..BmcOptions::default()
         },
     )
     .map_err(|e| TestCaseError::fail(e.to_string()))?;
-    prop_assert!(r.exhausted, "not exhausted with {extras:?}");
     for t in &r.traces {
         let sol = grid::decode(puzzle, t).map_err(|e| TestCaseError::fail(e.to_string()))?;
         grid::check(puzzle, &sol).map_err(|e| TestCaseError::fail(e.to_string()))?;
     }
-    Ok(r.found())
+    Ok((r.found(), r.exhausted, r.unique, r.status))
+}
+
+/// What the brute force says bmc must answer, given `count` solutions
+/// (capped at `CAP`).
+fn expected(count: usize) -> (usize, bool, Option<bool>, Status) {
+    let status = if count == 0 {
+        Status::Unsat
+    } else {
+        Status::Solved
+    };
+    (count, count < CAP, Some(count == 1), status)
 }
 
 fn nusmv() -> Option<Checker> {
@@ -321,16 +246,19 @@ fn nusmv() -> Option<Checker> {
 const NUSMV_CASES: usize = 24;
 static NUSMV_DONE: AtomicUsize = AtomicUsize::new(0);
 
+/// The extra constraint sets every puzzle is solved with.
+const EXTRAS: [&[&str]; 4] = [&[], &["distance"], &["order"], &["distance", "order"]];
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 120, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 100, ..ProptestConfig::default() })]
     #[test]
     fn bmc_counts_match_brute_force(seed in any::<u64>()) {
         let text = random_puzzle(seed);
         let puzzle = grid::parse(&text).unwrap();
-        let expected = brute_force(&text);
-        for extras in [&[][..], &["distance"], &["order"]] {
-            let found = bmc_count(&puzzle, extras)?;
-            prop_assert_eq!(found, expected, "{:?} on\n{}", extras, text);
+        let (count, _) = common::brute_force(&puzzle, CAP);
+        for extras in EXTRAS {
+            let got = bmc_answer(&puzzle, extras)?;
+            prop_assert_eq!(got, expected(count), "bmc {:?} on\n{}", extras, text);
         }
         if NUSMV_DONE.fetch_add(1, Ordering::Relaxed) < NUSMV_CASES {
             if let Some(nusmv) = nusmv() {
@@ -338,9 +266,34 @@ proptest! {
                 let model = smv::emit(&sys, &EmitOptions::default()).unwrap();
                 let run = nusmv.check_str(&model, Engine::Bdd).unwrap();
                 let verdict = run.output.specs.first().map(|s| s.verdict);
-                let want = if expected > 0 { Verdict::False } else { Verdict::True };
+                let want = if count > 0 { Verdict::False } else { Verdict::True };
                 prop_assert_eq!(verdict, Some(want), "NuSMV on\n{}", text);
             }
         }
+    }
+}
+
+/// The generator is worth its cases: over fixed seeds, every variant
+/// yields unsolvable, uniquely solvable and ambiguous puzzles.
+#[test]
+fn generator_covers_every_verdict() {
+    // [variant][unsat, unique, ambiguous]
+    let mut seen = [[0usize; 3]; 3];
+    for seed in 0..300u64 {
+        let text = random_puzzle(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let puzzle = grid::parse(&text).unwrap();
+        let v = Variant::ALL
+            .iter()
+            .position(|&v| v == puzzle.variant)
+            .unwrap();
+        let (count, _) = common::brute_force(&puzzle, 2);
+        seen[v][count.min(2)] += 1;
+    }
+    for (v, row) in seen.iter().enumerate() {
+        assert!(
+            row.iter().all(|&n| n >= 5),
+            "{}: unsat/unique/ambiguous = {row:?}",
+            Variant::ALL[v]
+        );
     }
 }

@@ -1,8 +1,11 @@
 //! Test helpers: a brute-force solver for grid path puzzles and the
 //! corpus of `models/grid/`.
 //!
-//! The solver is deliberately naive (depth-first search over paths, no
-//! pruning beyond the rules), so it shares no idea with `grid::compile`.
+//! The solver is deliberately naive (depth-first search over paths), so it
+//! shares no idea with `grid::compile`. It prunes only with two facts that
+//! are plain from the rules: the cells still to visit must be connected to
+//! the path's end, and a given number `k` cannot be reached from step `s`
+//! if its cell is more than `k - s` moves away even on an empty board.
 
 #![allow(dead_code)]
 
@@ -114,7 +117,7 @@ impl Search<'_> {
                     });
                 }
             }
-        } else {
+        } else if self.may_finish(i) {
             for k in 0..self.adjacent[i].len() {
                 let j = self.adjacent[i][k];
                 self.extend(j);
@@ -123,6 +126,48 @@ impl Search<'_> {
         self.path.pop();
         self.used[i] = false;
         self.reached = before;
+    }
+}
+
+impl Search<'_> {
+    /// Whether a path ending at `i` can still be completed, as far as
+    /// connectivity and the distance to the numbers still ahead tell.
+    fn may_finish(&self, i: usize) -> bool {
+        let step = self.path.len() as u32;
+        if self.variant != Variant::Waypoint {
+            let far = (0..self.cells.len()).any(|j| match self.number[j] {
+                Some(k) if k > step => self.moves(i, j) > (k - step) as usize,
+                _ => false,
+            });
+            if far {
+                return false;
+            }
+        }
+        // Flood fill over unused cells from the end of the path.
+        let mut seen = self.used.clone();
+        let mut stack = vec![i];
+        let mut reached = self.path.len();
+        while let Some(a) = stack.pop() {
+            for &b in &self.adjacent[a] {
+                if !seen[b] {
+                    seen[b] = true;
+                    reached += 1;
+                    stack.push(b);
+                }
+            }
+        }
+        reached == self.cells.len()
+    }
+
+    /// Moves between two cells on an empty board.
+    fn moves(&self, a: usize, b: usize) -> usize {
+        let (x, y) = (self.cells[a], self.cells[b]);
+        let (dr, dc) = (x.row.abs_diff(y.row), x.col.abs_diff(y.col));
+        if self.variant.diagonal() {
+            dr.max(dc)
+        } else {
+            dr + dc
+        }
     }
 }
 

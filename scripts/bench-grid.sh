@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# The grid benchmark of issue 3: one markdown table over the puzzles of
+# models/bench/ with, per puzzle, open cells, bound, the CNF's variables and
+# clauses (`checkmate cnf`), the built-in engine's time to the first
+# solution (`checkmate solve`) and to decide uniqueness (`checkmate solve
+# --count 2`) with its peak memory, and NuSMV's time on checkmate's own SMV
+# model of the same puzzle (`checkmate smv`): BDD (`NuSMV model.smv`) and
+# SAT-based BMC at the solution length (`NuSMV -bmc -bmc_length K`), with
+# the ratios NuSMV / checkmate (time to first solution: both find one).
+#
+# Times are CPU seconds (user + system) of the measured process, median of
+# RUNS runs (NUSMV_RUNS for NuSMV, default RUNS): the machine is shared, and CPU time is what contention disturbs
+# least. Every run is killed after TIMEOUT seconds; a run that hits it is
+# shown as ">T" and not repeated. Release build. The answer column is
+# checkmate's (unique, 2+ = at least two solutions, unsat); an answer that
+# disagrees with the file's label, or a NuSMV verdict that disagrees with
+# it, is flagged.
+#
+# --fresh instead runs the large-board tests of tests/grid_fresh.rs
+# (puzzles generated on the spot, 12x12 to 15x15 and 3x50) in release mode.
+#
+# Usage: scripts/bench-grid.sh [-n RUNS] [-t TIMEOUT] [--sizes 6x6,9x9]
+#            [--variants numbrix,hidato] [--no-nusmv] [--no-nusmv-bdd]
+#            [--no-nusmv-bmc] [PUZZLE...]
+#        scripts/bench-grid.sh --fresh
+#        (defaults: RUNS=3, TIMEOUT=60 from the environment; every
+#        models/bench/*.txt; sizes and variants filter by file name)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/bench-lib.sh
+
+runs=${RUNS:-3}
+nusmv_runs=${NUSMV_RUNS:-}
+limit=${TIMEOUT:-60}
+sizes=""
+variants=""
+nusmv_bdd=1
+nusmv_bmc=1
+files=()
+while (($#)); do
+    case "$1" in
+        -n) runs=$2; shift 2 ;;
+        -t) limit=$2; shift 2 ;;
+        --sizes) sizes=$2; shift 2 ;;
+        --variants) variants=$2; shift 2 ;;
+        --no-nusmv) nusmv_bdd=0; nusmv_bmc=0; shift ;;
+        --no-nusmv-bmc) nusmv_bmc=0; shift ;;
+        --no-nusmv-bdd) nusmv_bdd=0; shift ;;
+        --fresh)
+            exec nice cargo test --release --test grid_fresh -- --ignored --nocapture ;;
+        -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+        -*) echo "bench-grid.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+        *) files+=("$1"); shift ;;
+    esac
+done
+((${#files[@]})) || files=(models/bench/*.txt)
+nusmv_runs=${nusmv_runs:-$runs}
+
+# Filter by size/variant (from the file name: VARIANT-RxC-...), then order
+# by variant, board size, name.
+selected=()
+for f in "${files[@]}"; do
+    base=$(basename "$f" .txt)
+    variant=${base%%-*}
+    size=$(grep -o -m1 '[0-9]\+x[0-9]\+' <<<"$base" || true)
+    [[ -z $variants || ",$variants," == *",$variant,"* ]] || continue
+    [[ -z $sizes || ",$sizes," == *",$size,"* ]] || continue
+    selected+=("$variant ${size%x*} ${size#*x} $f")
+done
+((${#selected[@]})) || { echo "bench-grid.sh: no puzzle selected" >&2; exit 1; }
+mapfile -t files < <(printf '%s\n' "${selected[@]}" |
+    awk '{ print $1, $2 * $3, $4 }' | sort -k1,1 -k2,2n -k3,3 | cut -d' ' -f3)
+
+nusmv=${NUSMV:-/usr/local/bin/NuSMV}
+if ((nusmv_bdd + nusmv_bmc)) && [[ ! -x $nusmv ]]; then
+    echo "bench-grid.sh: NuSMV not found at $nusmv (scripts/install-nusmv.sh, or --no-nusmv)" >&2
+    exit 1
+fi
+
+nice cargo build --release -q
+bin=target/release/checkmate
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# timed LABEL CMD...: runs CMD up to $n times (stops after a timeout);
+# sets T (median CPU seconds, or ">limit"), KB (largest peak memory), OUT
+# (the output of the last run) and ST (its status: ok, error or timeout).
+timed() {
+    local label=$1; shift
+    local cpus=() cpu wall kb status
+    KB=0
+    OUT=$tmp/$label.out
+    for ((i = 0; i < n; i++)); do
+        read -r cpu wall kb status < <(measure "$limit" "$OUT" "$@")
+        ST=$status
+        ((kb > KB)) && KB=$kb
+        if [[ $status == timeout ]]; then
+            T=">$limit"
+            return
+        fi
+        cpus+=("$cpu")
+    done
+    T=$(printf '%s\n' "${cpus[@]}" | median)
+}
+
+# ratio A B: "A / B" as "123×" (">123×" when A timed out).
+ratio() {
+    local a=${1#>} b=$2 more=""
+    [[ $1 == ">"* ]] && more=">"
+    [[ $b == ">"* || $a == "-" ]] && { echo "-"; return; }
+    awk -v a="$a" -v b="$b" -v m="$more" 'BEGIN {
+        if (b < 0.0005) b = 0.0005
+        r = a / b
+        printf "%s%s×\n", m, (r >= 10 ? sprintf("%d", r) : sprintf("%.1f", r)) }'
+}
+
+# fmt SECONDS: 3 decimals (or the ">T" marker).
+fmt() { [[ $1 == ">"* || $1 == "-" ]] && echo "$1" || printf '%.3f' "$1"; }
+
+# The answer from `solve [--count 2] --json`: unique, 2+, solved (not
+# counted), unsat, unknown or error.
+answer() {
+    python3 -c '
+import json, sys
+try:
+    d = json.load(open(sys.argv[1]))
+except Exception:
+    print("error"); sys.exit()
+if d["status"] != "solved": print(d["status"])
+elif d.get("unique") is True: print("unique")
+elif d.get("unique") is False: print("2+")
+elif "unique" not in d: print("solved")
+else: print("unknown")' "$1"
+}
+
+version=$( ("$nusmv" -h 2>&1 || true) | grep -m1 -o 'NuSMV [0-9.]*' || echo "NuSMV: not run")
+echo "checkmate $(git rev-parse --short HEAD) (release, batsat); $version;"
+echo "CPU seconds, median of $runs runs ($nusmv_runs for NuSMV); timeout ${limit} s; ratios = NuSMV / checkmate time to first solution"
+echo
+header="| puzzle | open | bound | vars | clauses | answer | first (s) | unique (s) | peak MB |"
+rule="|---|---:|---:|---:|---:|---|---:|---:|---:|"
+((nusmv_bdd)) && { header+=" NuSMV BDD (s) | BDD/bmc |"; rule+="---:|---:|"; }
+((nusmv_bmc)) && { header+=" NuSMV BMC (s) | BMC/bmc |"; rule+="---:|---:|"; }
+echo "$header"
+echo "$rule"
+for f in "${files[@]}"; do
+    name=$(basename "$f" .txt)
+    "$bin" cnf "$f" -o "$tmp/p.cnf"
+    read -r vars clauses < <(grep -m1 '^p cnf' "$tmp/p.cnf" | awk '{ print $3, $4 }')
+    rm -f "$tmp/p.cnf"
+    "$bin" smv "$f" -o "$tmp/model.smv"
+    k=$(grep -m1 -o 'bmc_length [0-9]*' "$tmp/model.smv" | cut -d' ' -f2)
+
+    n=$runs
+    timed first "$bin" solve --json --quiet --timeout "$limit" "$f"
+    first=$T
+    [[ $(answer "$OUT") == @(unknown|error) ]] && first=">$limit"
+    timed unique "$bin" solve --count 2 --json --quiet --timeout "$limit" "$f"
+    unique=$T
+    verdict=$(answer "$OUT")
+    [[ $verdict == @(unknown|error) ]] && unique=">$limit"
+    # The file's own label (scripts/gen-grid.py --unique/--ambiguous/--unsat).
+    label=$(grep -m1 -o '^# \(unique\|ambiguous\|unsat\):' "$f" | tr -d '#: ' || true)
+    [[ $label == ambiguous ]] && label=2+
+    if [[ -n $label && $verdict == @(unique|2+|unsat) && $verdict != "$label" ]]; then
+        verdict+=" (LABEL SAYS $label)"
+    fi
+    mb=$(awk -v kb="$KB" 'BEGIN { printf "%.0f", kb / 1024 }')
+    row="| $name | $((k + 1)) | $k | $vars | $clauses | $verdict | $(fmt "$first") | $(fmt "$unique") | $mb |"
+
+    for engine in bdd bmc; do
+        [[ $engine == bdd ]] && ((!nusmv_bdd)) && continue
+        [[ $engine == bmc ]] && ((!nusmv_bmc)) && continue
+        args=()
+        [[ $engine == bmc ]] && args=(-bmc -bmc_length "$k")
+        n=$nusmv_runs
+        timed "nusmv-$engine" "$nusmv" "${args[@]}" "$tmp/model.smv"
+        cell=$(fmt "$T")
+        if [[ $ST == error ]]; then
+            # NuSMV 2.5.4's BMC dies with SIGSEGV on the larger hidato models.
+            row+=" crashed after $cell | - |"
+            continue
+        elif [[ $T != ">"* ]]; then
+            v=$(nusmv_verdict "$OUT")
+            want=solved
+            [[ $verdict == unsat ]] && want=unsat
+            [[ $v != "$want" && $verdict != unknown ]] && cell+=" MISMATCH: $v"
+        fi
+        row+=" $cell | $(ratio "$T" "$first") |"
+    done
+    echo "$row"
+done
