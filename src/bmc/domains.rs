@@ -323,10 +323,12 @@ impl<'s> Model<'s> {
         // ([`Domains::image`]); here only the variables it reads.
         for (i, a) in sys.init_assign.iter().enumerate() {
             let (cur, _) = reads(sys, &a.value);
+            // `init(x) := case x = 2 : …`: x's own value matters itself,
+            // not only through the constants it is compared with.
             cur.iter().for_each(|v| {
-                uses[v.index()]
-                    .init_assign
-                    .push(with(&a.value, v, false, i))
+                let (i, cls) = with(&a.value, v, false, i);
+                let cls = cls.filter(|_| *v != a.var);
+                uses[v.index()].init_assign.push((i, cls))
             });
         }
         for (i, e) in trans.iter().enumerate() {
@@ -1007,5 +1009,28 @@ mod tests {
         let d = Domains::compute(&sys, 2);
         assert_eq!(d.allowed(r, 2), [true, true, false, false]);
         assert_eq!(d.allowed(y, 1), [true, false]);
+    }
+
+    /// `init(x) := case x = 2 : {0, 1}; TRUE : 1; esac` holds only for
+    /// `x = 1`: x's own value decides, so the values outside the constants
+    /// it is compared with must not be judged by one representative (found
+    /// by the random differential test, seed 3588066917317563488).
+    #[test]
+    fn a_self_referencing_initial_assignment_keeps_its_fixed_point() {
+        let mut sys = System::default();
+        let x = sys.add_var("x", Domain::Range { lo: 0, hi: 2 }, false);
+        sys.init_assign.push(Assign {
+            var: x,
+            value: Expr::Case(vec![
+                (
+                    Expr::eq(Expr::var(x), Expr::int(2)),
+                    Expr::Set(vec![Expr::int(0), Expr::int(1)]),
+                ),
+                (Expr::t(), Expr::int(1)),
+            ]),
+        });
+        sys.goal = Expr::t();
+        let d = Domains::compute(&sys, 0);
+        assert_eq!(d.allowed(x, 0), [false, true, false]);
     }
 }
