@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    restore_sigpipe();
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(code) => code,
@@ -16,5 +17,16 @@ fn main() -> ExitCode {
             eprintln!("checkmate: {err:#}");
             ExitCode::from(cli::exit_code(&err))
         }
+    }
+}
+
+/// Rust ignores SIGPIPE, so printing into a closed pipe (`checkmate … |
+/// head`) would panic; like other command-line tools, end quietly instead.
+fn restore_sigpipe() {
+    #[cfg(unix)]
+    // SAFETY: called first thing in `main`, before any other thread exists;
+    // SIG_DFL is a valid disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
 }

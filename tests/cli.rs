@@ -357,3 +357,27 @@ fn analyze_replays_saved_trees_from_optimal_and_from_strategies() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("line 1"), "{}", stderr(&o));
 }
+
+/// `checkmate … | head -1`: a reader that closes the pipe early ends the
+/// process quietly (SIGPIPE), with no panic message.
+#[test]
+fn a_closed_pipe_is_not_a_panic() {
+    use std::io::Read as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_checkmate"))
+        .args(["game", "spec", "mastermind:4x6"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    drop(child.stdout.take()); // the reader goes away before any output
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    child.wait().unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+}
