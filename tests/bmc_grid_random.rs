@@ -9,12 +9,12 @@
 //! NuSMV missing: a visible "skipping" note, or a failure when `CI` is set.
 
 mod common;
+use common::nusmv;
 
-use std::io::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use checkmate::bmc::{self, BmcOptions, Status};
-use checkmate::checker::{Checker, Engine, Tool};
+use checkmate::checker::Engine;
 use checkmate::grid::{self, compile::compile_model, strengthen, Puzzle, Variant};
 use checkmate::smv::{self, EmitOptions};
 use checkmate::trace::Verdict;
@@ -227,19 +227,6 @@ fn expected(count: usize) -> (usize, bool, Option<bool>, Status) {
         Status::Solved
     };
     (count, count < CAP, Some(count == 1), status)
-}
-
-fn nusmv() -> Option<Checker> {
-    match Checker::locate(Tool::NuSmv, None) {
-        Ok(c) => Some(c),
-        Err(e) if std::env::var_os("CI").is_some() => {
-            panic!("CI is set but NuSMV is missing ({e}); run scripts/install-nusmv.sh")
-        }
-        Err(e) => {
-            let _ = writeln!(std::io::stderr(), "skipping NuSMV comparison: {e}");
-            None
-        }
-    }
 }
 
 /// How many puzzles also go through NuSMV (it is much slower).

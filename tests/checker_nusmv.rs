@@ -5,28 +5,14 @@
 //! stand-in scripts (a fake checker that prints garbage, one that sleeps)
 //! need only `/bin/sh`.
 
-use std::io::Write as _;
+mod common;
+use common::nusmv;
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use checkmate::checker::{Checker, CheckerError, Engine, Tool};
 use checkmate::trace::{PropertyKind, Verdict};
-
-/// The real NuSMV, or `None` (with a visible note) when it is missing
-/// outside CI.
-fn nusmv() -> Option<Checker> {
-    match Checker::locate(Tool::NuSmv, None) {
-        Ok(c) => Some(c),
-        Err(e) if std::env::var_os("CI").is_some() => {
-            panic!("CI is set but NuSMV is missing ({e}); run scripts/install-nusmv.sh")
-        }
-        Err(e) => {
-            // Written past the test harness's capture so it is seen.
-            let _ = writeln!(std::io::stderr(), "skipping: {e}");
-            None
-        }
-    }
-}
 
 fn fixture(name: &str) -> PathBuf {
     [

@@ -4,11 +4,11 @@
 //! (snapshots, and solved by real NuSMV when it is installed), exit code 2
 //! for bad input with line:column.
 
-use std::io::Write as _;
+mod common;
+use common::nusmv;
+
 use std::path::Path;
 use std::process::{Command, Output};
-
-use checkmate::checker::{Checker, Tool};
 
 /// Runs the binary in the crate's directory (so relative model paths,
 /// which end up in headers, are the same everywhere).
@@ -40,21 +40,6 @@ fn model(name: &str) -> String {
         .join(name)
         .to_string_lossy()
         .into_owned()
-}
-
-/// The real NuSMV, or `None` (with a visible note) when it is missing
-/// outside CI; under `CI` a missing NuSMV fails the test.
-fn nusmv() -> Option<Checker> {
-    match Checker::locate(Tool::NuSmv, None) {
-        Ok(c) => Some(c),
-        Err(e) if std::env::var_os("CI").is_some() => {
-            panic!("CI is set but NuSMV is missing ({e}); run scripts/install-nusmv.sh")
-        }
-        Err(e) => {
-            let _ = writeln!(std::io::stderr(), "skipping the NuSMV part: {e}");
-            None
-        }
-    }
 }
 
 #[test]

@@ -7,27 +7,13 @@
 //! "skipping: …" and return.
 
 mod common;
+use common::nusmv;
 
-use std::io::Write as _;
-
-use checkmate::checker::{Checker, Engine, Tool};
+use checkmate::checker::{Checker, Engine};
 use checkmate::grid::{self, Cell, Puzzle, Variant};
 use checkmate::smv::{emit, EmitOptions};
 use checkmate::trace::Verdict;
 use proptest::prelude::*;
-
-fn nusmv() -> Option<Checker> {
-    match Checker::locate(Tool::NuSmv, None) {
-        Ok(c) => Some(c),
-        Err(e) if std::env::var_os("CI").is_some() => {
-            panic!("CI is set but NuSMV is missing ({e}); run scripts/install-nusmv.sh")
-        }
-        Err(e) => {
-            let _ = writeln!(std::io::stderr(), "skipping: {e}");
-            None
-        }
-    }
-}
 
 /// What NuSMV said, after every check passed.
 #[derive(Debug, PartialEq, Eq)]

@@ -7,29 +7,17 @@
 //! Tests that need NuSMV fail when `CI` is set and NuSMV is missing;
 //! otherwise they print "skipping: NuSMV not found" and return.
 
-use std::io::Write as _;
+mod common;
+use common::nusmv;
 
 use checkmate::bmc::{self, BmcOptions, Status};
-use checkmate::checker::{Checker, Engine, Tool};
+use checkmate::checker::Engine;
 use checkmate::game::optimal::{self, Objective, Options};
 use checkmate::game::strategy_model::{strategy_system, StrategyModel};
 use checkmate::game::table::{Builtin, Table};
 use checkmate::game::tree::Tree;
 use checkmate::smv::{self, Dialect, EmitOptions};
 use checkmate::trace::Verdict;
-
-fn nusmv() -> Option<Checker> {
-    match Checker::locate(Tool::NuSmv, None) {
-        Ok(c) => Some(c),
-        Err(e) if std::env::var_os("CI").is_some() => {
-            panic!("CI is set but NuSMV is missing ({e}); run scripts/install-nusmv.sh")
-        }
-        Err(e) => {
-            let _ = writeln!(std::io::stderr(), "skipping: {e}");
-            None
-        }
-    }
-}
 
 fn optimal_tree(name: &str, objective: Objective) -> (Table, Tree) {
     let table = name.parse::<Builtin>().unwrap().table();
