@@ -158,7 +158,9 @@ for f in "${files[@]}"; do
     timed unique "$bin" solve --count 2 --json --quiet --timeout "$limit" "$f"
     unique=$T
     verdict=$(answer "$OUT")
-    [[ $verdict == @(unknown|error) ]] && unique=">$limit"
+    # Killed at the limit (before its own --timeout answered): no output.
+    [[ $ST == timeout ]] && verdict=timeout
+    [[ $verdict == @(unknown|error|timeout) ]] && unique=">$limit"
     # The file's own label (scripts/gen-grid.py --unique/--ambiguous/--unsat).
     label=$(grep -m1 -o '^# \(unique\|ambiguous\|unsat\):' "$f" | tr -d '#: ' || true)
     [[ $label == ambiguous ]] && label=2+
