@@ -114,3 +114,21 @@ fn coins_spec_file_reports_one_weighing_per_size() {
     ]);
     assert!(analysis.contains("worst      3"), "{analysis}");
 }
+
+/// A built-in game whose native table does not fit the explicit engine
+/// (`coins:20`: 40 codes, far too many weighings) is analysed on the spec
+/// route with reduction by default, instead of failing; one that fits
+/// (`coins:12`) keeps the native route.
+#[test]
+fn builtin_games_too_big_for_a_table_take_the_reduced_spec_route() {
+    let big: serde_json::Value =
+        serde_json::from_str(&run(&["game", "analyze", "coins:20", "--json"])).expect("JSON");
+    assert!(big.get("reduction").is_some(), "{big}");
+    // Dyson: ⌈log3(2·20 + 3)⌉ = 4 weighings, reached by max-models.
+    assert_eq!(big["worst"], 4);
+    assert_eq!(big["codes"], 40);
+    let small: serde_json::Value =
+        serde_json::from_str(&run(&["game", "analyze", "coins:12", "--json"])).expect("JSON");
+    assert!(small.get("reduction").is_none(), "{small}");
+    assert_eq!(small["total"], 72);
+}

@@ -172,14 +172,17 @@ fn load(game: &str) -> anyhow::Result<Game> {
     Game::load(game).map_err(bad_input)
 }
 
+/// The route asked for; by default native for built-in games whose table
+/// fits the explicit engine, else the spec route (symmetry reduction and
+/// the hybrid engine need no table of every experiment: `coins:100`).
 fn route(game: &Game, arg: Option<RouteArg>) -> anyhow::Result<Route> {
-    match (arg, game.builtin) {
+    match (arg, game.native_table_fits()) {
         (Some(RouteArg::Native), None) => Err(bad_input(anyhow::anyhow!(
             "`{}` is a spec file: only the spec route exists",
             game.name
         ))),
-        (Some(RouteArg::Native), Some(_)) | (None, Some(_)) => Ok(Route::Native),
-        (Some(RouteArg::Spec), _) | (None, None) => Ok(Route::Spec),
+        (Some(RouteArg::Native), Some(_)) | (None, Some(true)) => Ok(Route::Native),
+        (Some(RouteArg::Spec), _) | (None, None | Some(false)) => Ok(Route::Spec),
     }
 }
 

@@ -154,26 +154,38 @@ impl Game {
         }
     }
 
+    /// Whether a built-in game's native table fits the explicit engine's
+    /// limits (`None` for spec files, which have no native table).
+    pub fn native_table_fits(&self) -> Option<bool> {
+        self.builtin.map(|b| native_limits(b).is_ok())
+    }
+
     /// The explicit table, natively or through the spec.
     pub fn table(&self, route: Route) -> Result<Table, explicit::ExplicitError> {
         match (route, self.builtin) {
             (Route::Native, Some(b)) => {
-                let (codes, experiments) = (b.n_codes(), b.n_experiments());
-                if codes > explicit::MAX_CODES as u128 {
-                    return Err(explicit::ExplicitError::TooManyCodes);
-                }
-                if codes.saturating_mul(experiments) > explicit::MAX_CELLS as u128 {
-                    return Err(explicit::ExplicitError::TooManyCells {
-                        codes: codes as usize,
-                        experiments,
-                    });
-                }
+                native_limits(b)?;
                 Ok(b.table())
             }
             (Route::Native, None) => Err(explicit::ExplicitError::NoNativeRoute(self.name.clone())),
             (Route::Spec, _) => explicit::build(self),
         }
     }
+}
+
+/// The explicit engine's limits on a built-in game's native table.
+fn native_limits(b: Builtin) -> Result<(), explicit::ExplicitError> {
+    let (codes, experiments) = (b.n_codes(), b.n_experiments());
+    if codes > explicit::MAX_CODES as u128 {
+        return Err(explicit::ExplicitError::TooManyCodes);
+    }
+    if codes.saturating_mul(experiments) > explicit::MAX_CELLS as u128 {
+        return Err(explicit::ExplicitError::TooManyCells {
+            codes: codes as usize,
+            experiments,
+        });
+    }
+    Ok(())
 }
 
 /// Records the variables a constraint fixes by itself (a literal, or a
