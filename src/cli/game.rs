@@ -491,11 +491,18 @@ fn print_analysis(
         ties,
         route.name()
     );
+    print_figures(a, first.as_deref());
+    Ok(())
+}
+
+/// The human-readable figures of an analysis, one per line (codes, total,
+/// average, worst, first experiment, histogram of experiments used).
+pub(super) fn print_figures(a: &Analysis, first: Option<&str>) {
     println!("codes      {}", a.codes);
     println!("total      {}", a.total);
     println!("average    {:.3}", a.average());
     println!("worst      {}", a.worst);
-    println!("first      {}", first.as_deref().unwrap_or("-"));
+    println!("first      {}", first.unwrap_or("-"));
     let hist: Vec<String> = a
         .histogram
         .iter()
@@ -504,7 +511,6 @@ fn print_analysis(
         .map(|(k, n)| format!("{k}: {n}"))
         .collect();
     println!("histogram  {}", hist.join(", "));
-    Ok(())
 }
 
 fn play(game: &Game, secret: &str, args: &StrategyArgs, json: bool) -> anyhow::Result<()> {

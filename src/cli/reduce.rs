@@ -82,19 +82,7 @@ pub fn analyze(
         "{}, {} (ties: {}, route: spec, reduced)",
         game.name, strategy, ties
     );
-    println!("codes      {}", a.codes);
-    println!("total      {}", a.total);
-    println!("average    {:.3}", a.average());
-    println!("worst      {}", a.worst);
-    println!("first      {}", first.as_deref().unwrap_or("-"));
-    let hist: Vec<String> = a
-        .histogram
-        .iter()
-        .enumerate()
-        .filter(|(_, &n)| n > 0)
-        .map(|(k, n)| format!("{k}: {n}"))
-        .collect();
-    println!("histogram  {}", hist.join(", "));
+    super::game::print_figures(&a, first.as_deref());
     print_counts(&built.root, &built.depths);
     Ok(())
 }
