@@ -874,29 +874,7 @@ impl<'g> Engine<'g> {
         for exp in all {
             cells.extend(self.row_on(exp, &sub));
         }
-        let blank = || Experiment {
-            kind: "".into(),
-            params: Vec::new(),
-        };
-        let names = codes
-            .iter()
-            .map(|&c| self.names[c as usize].clone())
-            .collect();
-        let mut table = Table::new(
-            self.game.name.clone(),
-            names,
-            (0..all.len()).map(|_| blank()).collect(),
-            self.outcomes.clone(),
-            self.is_final.clone(),
-            cells,
-        );
-        if needs_fixed(self.strategy) {
-            let rows: Vec<Vec<bool>> = codes
-                .iter()
-                .map(|&c| self.codes[c as usize].clone())
-                .collect();
-            table = table.with_valuations(Valuations::new(self.game.spec.vars.clone(), &rows));
-        }
+        let table = self.blank_table(codes, all.len(), cells);
         let local: Vec<u32> = (0..codes.len() as u32).collect();
         let choice = Planner::new(&table, self.strategy, self.ties)?.choose(&local)?;
         Ok(match choice {
@@ -961,31 +939,7 @@ impl<'g> Engine<'g> {
         }
         // The planner reads experiment names only for errors it cannot
         // meet here; blank ones cost nothing.
-        let blank = || Experiment {
-            kind: "".into(),
-            params: Vec::new(),
-        };
-        let names = sub
-            .codes
-            .iter()
-            .map(|&c| self.names[c as usize].clone())
-            .collect();
-        let mut table = Table::new(
-            self.game.name.clone(),
-            names,
-            (0..kept.len()).map(|_| blank()).collect(),
-            self.outcomes.clone(),
-            self.is_final.clone(),
-            cells,
-        );
-        if needs_fixed(self.strategy) {
-            let rows: Vec<Vec<bool>> = sub
-                .codes
-                .iter()
-                .map(|&c| self.codes[c as usize].clone())
-                .collect();
-            table = table.with_valuations(Valuations::new(self.game.spec.vars.clone(), &rows));
-        }
+        let table = self.blank_table(&sub.codes, kept.len(), cells);
         let local: Vec<u32> = (0..n as u32).collect();
         let choice = Planner::new(&table, self.strategy, self.ties)?.choose(&local)?;
         Ok(match choice {
@@ -995,6 +949,38 @@ impl<'g> Engine<'g> {
                 Ok((kept.swap_remove(e), row))
             }
         })
+    }
+
+    /// A table over `codes` (indices into the listed codes) with `n`
+    /// unnamed experiments whose outcomes are `cells` (row-major, one row
+    /// per experiment): the planner ranks by outcomes, so names are not
+    /// needed; valuations are attached when the strategy reads fixed
+    /// variables.
+    fn blank_table(&self, codes: &[u32], n: usize, cells: Vec<u8>) -> Table {
+        let blank = || Experiment {
+            kind: "".into(),
+            params: Vec::new(),
+        };
+        let names = codes
+            .iter()
+            .map(|&c| self.names[c as usize].clone())
+            .collect();
+        let table = Table::new(
+            self.game.name.clone(),
+            names,
+            (0..n).map(|_| blank()).collect(),
+            self.outcomes.clone(),
+            self.is_final.clone(),
+            cells,
+        );
+        if !needs_fixed(self.strategy) {
+            return table;
+        }
+        let rows: Vec<Vec<bool>> = codes
+            .iter()
+            .map(|&c| self.codes[c as usize].clone())
+            .collect();
+        table.with_valuations(Valuations::new(self.game.spec.vars.clone(), &rows))
     }
 
     fn intern(&mut self, exp: &Instance) -> usize {
