@@ -499,6 +499,12 @@ const KEYWORDS: &[&str] = &[
     "clock",
 ];
 
+/// Whether `word` is reserved in NuSMV 2.5 / nuXmv (a keyword or an
+/// operator spelled as a word), so it cannot name a variable or define.
+pub fn is_reserved(word: &str) -> bool {
+    KEYWORDS.contains(&word)
+}
+
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     let first_ok = chars
@@ -506,7 +512,7 @@ fn is_identifier(name: &str) -> bool {
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
     first_ok
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '#' | '-'))
-        && !KEYWORDS.contains(&name)
+        && !is_reserved(name)
 }
 
 fn check_names(sys: &System) -> Result<(), EmitError> {
