@@ -16,9 +16,6 @@
 //! is that constant there, with no SAT variable; SAT variable 0 is the
 //! constant `TRUE` (asserted by a unit clause).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use rustsat::types::{Lit, Var};
 
 use super::analyse;
@@ -28,41 +25,9 @@ use super::expr::{At, Fail, Term};
 use super::{BmcError, Encoding};
 use crate::ir::{Domain, System, Trace, Value, VarId};
 
-/// A fast hasher for the unroller's caches, whose keys are literal lists
-/// and small integers (FxHash's mixing step; no untrusted keys to resist).
-#[derive(Clone, Copy, Default)]
-pub(crate) struct FxHasher(u64);
-
-impl FxHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.add(u64::from_le_bytes(word));
-        }
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.add(i as u64);
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.add(i);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.add(i as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// A hash map with [`FxHasher`].
-pub(crate) type FxMap<K, V> = HashMap<K, V, BuildHasherDefault<FxHasher>>;
+/// A hash map with FxHash: the unroller's cache keys are literal lists and
+/// small integers, not attacker-chosen.
+pub(crate) type FxMap<K, V> = rustc_hash::FxHashMap<K, V>;
 
 /// The SAT form of one variable at one step.
 #[derive(Clone, Debug)]

@@ -215,34 +215,9 @@ pub struct Built {
     pub root: Counts,
 }
 
-/// A fast hasher for the split keys (FxHash's multiply-rotate; the keys
-/// are bitsets, not attacker-chosen).
-#[derive(Default, Clone, Copy)]
-struct Fx(u64);
-
-impl std::hash::Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-
-    fn write_usize(&mut self, x: usize) {
-        self.write_u64(x as u64);
-    }
-}
-
-type SplitKeys = HashMap<Vec<(bool, Vec<u64>)>, (), std::hash::BuildHasherDefault<Fx>>;
+/// Split keys seen at a node, hashed with FxHash (the keys are bitsets,
+/// not attacker-chosen).
+type SplitKeys = rustc_hash::FxHashSet<Vec<(bool, Vec<u64>)>>;
 
 /// An operation of a compiled template; operands are earlier slots.
 #[derive(Clone, Debug)]
@@ -819,7 +794,7 @@ impl<'g> Engine<'g> {
             .map(|(o, p)| (t.is_final(o), p.clone()))
             .collect();
         key.sort_unstable();
-        if seen.insert(key, ()).is_none() {
+        if seen.insert(key) {
             distinct.push((exp, parts));
         }
     }
