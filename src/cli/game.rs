@@ -470,17 +470,7 @@ fn print_analysis(
     json: bool,
 ) -> anyhow::Result<()> {
     if json {
-        let out = AnalysisJson {
-            game: &game.name,
-            strategy,
-            ties,
-            codes: a.codes,
-            total: a.total,
-            average: a.average(),
-            worst: a.worst,
-            histogram: &a.histogram,
-            first: first.as_deref(),
-        };
+        let out = AnalysisJson::new(&game.name, strategy, ties, a, first.as_deref());
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
@@ -696,7 +686,7 @@ fn print_deduction(game: &Game, n: usize, d: &Deduction) {
 
 /// `game analyze --json`.
 #[derive(Serialize)]
-struct AnalysisJson<'a> {
+pub(super) struct AnalysisJson<'a> {
     game: &'a str,
     strategy: &'a str,
     ties: &'a str,
@@ -707,6 +697,32 @@ struct AnalysisJson<'a> {
     /// `histogram[k]`: codes found with exactly k experiments.
     histogram: &'a [u64],
     first: Option<&'a str>,
+    /// Spec route with reduction: experiments generated and kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(super) reduction: Option<super::reduce::ReductionJson<'a>>,
+}
+
+impl<'a> AnalysisJson<'a> {
+    pub(super) fn new(
+        game: &'a str,
+        strategy: &'a str,
+        ties: &'a str,
+        a: &'a Analysis,
+        first: Option<&'a str>,
+    ) -> Self {
+        AnalysisJson {
+            game,
+            strategy,
+            ties,
+            codes: a.codes,
+            total: a.total,
+            average: a.average(),
+            worst: a.worst,
+            histogram: &a.histogram,
+            first,
+            reduction: None,
+        }
+    }
 }
 
 /// `game play --json`.

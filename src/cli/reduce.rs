@@ -18,23 +18,9 @@ use checkmate::game::tree::Tree;
 use checkmate::game::tree_io;
 use checkmate::game::Game;
 
-/// `game analyze --json` with reduction.
+/// The `reduction` field of `game analyze --json`.
 #[derive(Serialize)]
-struct AnalysisJson<'a> {
-    game: &'a str,
-    strategy: &'a str,
-    ties: &'a str,
-    codes: usize,
-    total: u64,
-    average: f64,
-    worst: usize,
-    histogram: &'a [u64],
-    first: Option<String>,
-    reduction: ReductionJson<'a>,
-}
-
-#[derive(Serialize)]
-struct ReductionJson<'a> {
+pub(super) struct ReductionJson<'a> {
     root: Counts,
     /// Index = number of experiments before the nodes.
     depths: &'a [DepthCounts],
@@ -60,21 +46,17 @@ pub fn analyze(
         )?;
     }
     if json {
-        let out = AnalysisJson {
-            game: &game.name,
-            strategy: strategy.name(),
-            ties: ties.name(),
-            codes: a.codes,
-            total: a.total,
-            average: a.average(),
-            worst: a.worst,
-            histogram: &a.histogram,
-            first,
-            reduction: ReductionJson {
-                root: built.root,
-                depths: &built.depths,
-            },
-        };
+        let mut out = super::game::AnalysisJson::new(
+            &game.name,
+            strategy.name(),
+            ties.name(),
+            &a,
+            first.as_deref(),
+        );
+        out.reduction = Some(ReductionJson {
+            root: built.root,
+            depths: &built.depths,
+        });
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
     }
