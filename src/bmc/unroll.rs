@@ -605,7 +605,6 @@ impl<'s, S: Sink> Unroller<'s, S> {
         for step in 0..=k {
             let mut state = Vec::with_capacity(self.sys.vars.len());
             for (i, var) in self.sys.vars.iter().enumerate() {
-                let vals = var.domain.values();
                 let bad = |why: &str| BmcError::Decode {
                     step,
                     var: var.name.clone(),
@@ -643,11 +642,10 @@ impl<'s, S: Sink> Unroller<'s, S> {
                         n
                     }
                 };
-                state.push(
-                    vals.get(index)
-                        .cloned()
-                        .ok_or_else(|| bad("value index outside the domain"))?,
-                );
+                if index >= var.domain.size() {
+                    return Err(bad("value index outside the domain"));
+                }
+                state.push(nth_value(&var.domain, index));
             }
             states.push(state);
         }
