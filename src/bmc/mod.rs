@@ -28,6 +28,7 @@ mod analyse;
 mod cnf;
 mod domains;
 mod expr;
+mod fold;
 mod solver;
 mod unroll;
 
