@@ -203,6 +203,14 @@ pub(crate) struct Domains {
     changed: Vec<Vec<u64>>,
     checked: Vec<u64>,
     slots: usize,
+    /// Per constraint atom and step ([`Model::invar_key`] and friends):
+    /// it holds whatever the values (see [`Domains::entails`]).
+    entailed: Vec<bool>,
+    /// Per key: the tick at which the atom was last found not entailed.
+    entail_seen: Vec<u64>,
+    /// Per assignment and step: the tick of the last image (0: never);
+    /// initial assignments first, then next assignments by target step.
+    imaged: Vec<u64>,
     /// The exclusive runs of the `case` expressions of the system, by the
     /// address of their arms (built by [`Domains::compute`], dropped after).
     cases: FxMap<usize, Rc<[Run]>>,
@@ -547,6 +555,27 @@ impl<'s> Model<'s> {
     }
 }
 
+impl Model<'_> {
+    /// Keys of the atoms in [`Domains::entailed`]: invariants and
+    /// transitions per step (a transition by its current step), then the
+    /// initial constraints.
+    fn invar_key(&self, c: usize, t: usize) -> usize {
+        t * self.invar.len() + c
+    }
+
+    fn trans_key(&self, c: usize, t: usize) -> usize {
+        (self.k + 1) * self.invar.len() + t * self.trans.len() + c
+    }
+
+    fn init_key(&self, c: usize) -> usize {
+        (self.k + 1) * (self.invar.len() + self.trans.len()) + c
+    }
+
+    fn keys(&self) -> usize {
+        self.init_key(self.init.len())
+    }
+}
+
 impl Domains {
     /// Every value allowed everywhere.
     fn full(sys: &System, k: usize) -> Domains {
@@ -572,6 +601,9 @@ impl Domains {
             changed: vec![vec![0; sys.vars.len()]; k + 1],
             checked: Vec::new(),
             slots: 0,
+            entailed: Vec::new(),
+            entail_seen: Vec::new(),
+            imaged: Vec::new(),
             cases: FxMap::default(),
         }
     }
@@ -676,6 +708,9 @@ impl Domains {
         d.cases = cases;
         d.slots = m.slots;
         d.checked = vec![0; m.slots * (k + 1)];
+        d.entailed = vec![false; m.keys()];
+        d.entail_seen = vec![0; m.keys()];
+        d.imaged = vec![0; sys.init_assign.len() + k * sys.next_assign.len()];
         d.frozen_support(&m);
         // `changed[t]`: tick of the last change at step t; a step is
         // checked again when it or a neighbour changed since its last check.
@@ -783,10 +818,28 @@ impl Domains {
             )
         };
         let mut changed = false;
-        for a in assigns {
+        for (i, a) in assigns.iter().enumerate() {
             if sys.var(a.var).frozen && t > 0 {
                 continue;
             }
+            // Unchanged inputs (and target: the right-hand side may read
+            // it) since the last image: the same image.
+            let (r, key) = match t {
+                0 => (&m.init_assign_reads[i], i),
+                _ => (&m.next_assign_reads[i], (t - 1) * assigns.len() + i),
+            };
+            let key = key + if t == 0 { 0 } else { sys.init_assign.len() };
+            let own = std::slice::from_ref(&a.var);
+            let deps = [
+                (&r.cur[..], t.saturating_sub(1)),
+                (&r.next[..], t),
+                (own, t),
+            ];
+            let last = self.imaged[key];
+            if last > 0 && self.unchanged_since(&deps, last, None) {
+                continue;
+            }
+            self.imaged[key] = self.tick;
             let img = self.eval_set(sys, &a.value, &ctx);
             for j in 0..self.values[a.var.index()].len() {
                 if self.allowed(a.var, t)[j] && !img.admits(&self.values[a.var.index()][j]) {
@@ -831,7 +884,12 @@ impl Domains {
         let here = at(t, None);
         for (c, cls, slot) in &u.invar {
             let r = &m.invar_reads[*c];
-            if self.up_to_date(*slot, x, t, &[(&r.cur, t)]) {
+            let key = m.invar_key(*c, t);
+            let deps = [(&r.cur[..], t)];
+            if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
+                continue;
+            }
+            if self.entails(key, &deps, sys, &m.invar[*c], &here) {
                 continue;
             }
             self.filter(x, t, alive, cls, &here, |d, ctx| {
@@ -841,7 +899,12 @@ impl Domains {
         if t == 0 {
             for (c, cls, slot) in &u.init {
                 let r = &m.init_reads[*c];
-                if self.up_to_date(*slot, x, t, &[(&r.cur, 0)]) {
+                let key = m.init_key(*c);
+                let deps = [(&r.cur[..], 0)];
+                if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
+                    continue;
+                }
+                if self.entails(key, &deps, sys, &m.init[*c], &here) {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &here, |d, ctx| {
@@ -866,7 +929,12 @@ impl Domains {
             let before = at(t - 1, Some(t));
             for (c, cls, slot) in &u.trans_next {
                 let r = &m.trans_reads[*c];
-                if self.up_to_date(*slot, x, t, &[(&r.cur, t - 1), (&r.next, t)]) {
+                let key = m.trans_key(*c, t - 1);
+                let deps = [(&r.cur[..], t - 1), (&r.next[..], t)];
+                if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
+                    continue;
+                }
+                if self.entails(key, &deps, sys, &m.trans[*c], &before) {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &before, |d, ctx| {
@@ -892,7 +960,12 @@ impl Domains {
             let after = at(t, Some(t + 1));
             for (c, cls, slot) in &u.trans_cur {
                 let r = &m.trans_reads[*c];
-                if self.up_to_date(*slot, x, t, &[(&r.cur, t), (&r.next, t + 1)]) {
+                let key = m.trans_key(*c, t);
+                let deps = [(&r.cur[..], t), (&r.next[..], t + 1)];
+                if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
+                    continue;
+                }
+                if self.entails(key, &deps, sys, &m.trans[*c], &after) {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &after, |d, ctx| {
@@ -923,6 +996,32 @@ impl Domains {
         }
     }
 
+    /// Whether constraint `e` holds in every state the sets allow (then
+    /// it supports every value of every variable it reads, now and after
+    /// any later removal): remembered under `key` once it does.
+    /// `deps` are the copies it reads: unchanged since the last time it
+    /// was not entailed, it still is not.
+    fn entails(
+        &mut self,
+        key: usize,
+        deps: &[(&[VarId], usize)],
+        sys: &System,
+        e: &Expr,
+        ctx: &Ctx,
+    ) -> bool {
+        if self.entailed[key] {
+            return true;
+        }
+        let last = self.entail_seen[key];
+        if last > 0 && self.unchanged_since(deps, last, None) {
+            return false;
+        }
+        self.entail_seen[key] = self.tick;
+        let (t, f) = self.eval(sys, e, ctx).truth();
+        self.entailed[key] = t && !f;
+        self.entailed[key]
+    }
+
     /// Whether use `slot` of `x` at `t` was checked after the last change
     /// of every copy it depends on (`deps`: variables and the step they
     /// are read at; `x` at `t` itself excluded: removing values of `x`
@@ -932,17 +1031,27 @@ impl Domains {
         let i = t * self.slots + slot;
         let last = self.checked[i];
         let me = (x, self.step_of(x, t));
-        let fresh = last > 0
-            && deps.iter().all(|(vars, step)| {
-                vars.iter().all(|&v| {
-                    let s = self.step_of(v, *step);
-                    (v, s) == me || self.changed[s][v.index()] <= last
-                })
-            });
+        let fresh = last > 0 && self.unchanged_since(deps, last, Some(me));
         if !fresh {
             self.checked[i] = self.tick;
         }
         fresh
+    }
+
+    /// Whether no copy in `deps` (but `except`) lost a value after tick
+    /// `last`.
+    fn unchanged_since(
+        &self,
+        deps: &[(&[VarId], usize)],
+        last: u64,
+        except: Option<(VarId, usize)>,
+    ) -> bool {
+        deps.iter().all(|(vars, step)| {
+            vars.iter().all(|&v| {
+                let s = self.step_of(v, *step);
+                Some((v, s)) == except || self.changed[s][v.index()] <= last
+            })
+        })
     }
 
     /// Whether `e` may be true.
