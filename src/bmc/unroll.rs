@@ -605,6 +605,12 @@ impl<'s, S: Sink> Unroller<'s, S> {
         for step in 0..=k {
             let mut state = Vec::with_capacity(self.sys.vars.len());
             for (i, var) in self.sys.vars.iter().enumerate() {
+                // A frozen variable has one copy: read it once.
+                if var.frozen && step > 0 {
+                    let first: &Vec<Value> = &states[0];
+                    state.push(first[i].clone());
+                    continue;
+                }
                 let bad = |why: &str| BmcError::Decode {
                     step,
                     var: var.name.clone(),
