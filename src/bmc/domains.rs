@@ -1306,9 +1306,8 @@ impl Domains {
 
     /// A `case`: the values of the arms whose guard may hold, up to the
     /// first guard that must. An exclusive run of `x = c` guards is one
-    /// look-up per allowed value of `x` instead of one guard per arm; and
-    /// when its constants cover every allowed value of `x`, one of its
-    /// guards must hold, so the arms after it are never reached.
+    /// look-up per allowed value of `x` instead of one guard per arm (the
+    /// same answer as guard by guard).
     fn eval_case(&mut self, sys: &System, arms: &[(Expr, Expr)], ctx: &Ctx) -> Abs {
         let runs = self.cases.get(&(arms.as_ptr() as usize)).cloned();
         let runs: &[Run] = runs.as_deref().unwrap_or(&[]);
@@ -1338,7 +1337,10 @@ impl Domains {
                         }
                     }
                 }
-                if hits == self.n_ok(ctx, v, s) {
+                // Exactly what one guard at a time gives: a guard must hold
+                // only when `x` has one value left (or none).
+                let n = self.n_ok(ctx, v, s);
+                if n <= 1 && hits == n {
                     break;
                 }
                 i = run.arms.end;
