@@ -77,15 +77,13 @@ impl Abs {
         match self {
             Abs::R(lo, hi) => Some((*lo, *hi)),
             Abs::V(vs) => {
-                let ints: Option<Vec<i64>> = vs
-                    .iter()
-                    .map(|v| match v {
-                        Value::Int(i) => Some(*i),
-                        _ => None,
-                    })
-                    .collect();
-                let ints = ints?;
-                Some((*ints.iter().min()?, *ints.iter().max()?))
+                let mut out: Option<(i64, i64)> = None;
+                for v in vs {
+                    let Value::Int(i) = v else { return None };
+                    let (lo, hi) = out.unwrap_or((*i, *i));
+                    out = Some((lo.min(*i), hi.max(*i)));
+                }
+                out
             }
             _ => None,
         }
@@ -672,6 +670,9 @@ impl Domains {
         let Domain::Range { lo, .. } = sys.var(var).domain else {
             return None;
         };
+        if let Some(j) = self.single_of(ctx, var, step) {
+            return Some((lo + j as i64, lo + j as i64));
+        }
         let n = self.values[var.index()].len();
         let first = (0..n).find(|&j| self.ok(ctx, var, step, j))?;
         let last = (0..n).rev().find(|&j| self.ok(ctx, var, step, j))?;
@@ -680,6 +681,10 @@ impl Domains {
 
     /// Integer bounds of an expression.
     fn bounds_of(&mut self, sys: &System, e: &Expr, ctx: &Ctx) -> Option<(i64, i64)> {
+        if let Expr::Const(Value::Int(i)) = e {
+            self.work += 1;
+            return Some((*i, *i));
+        }
         match Self::copy_of(e, ctx) {
             Some((v, s)) => {
                 self.work += 1;
@@ -1297,9 +1302,29 @@ impl Domains {
             Expr::Set(xs) => {
                 let mut out = Acc::default();
                 for x in xs {
-                    out.add(self.eval(sys, x, ctx));
+                    self.add_to(&mut out, sys, x, ctx);
                 }
                 out.finish()
+            }
+        }
+    }
+
+    /// Adds the values of `e` to a union (a constant without building
+    /// its one-value set).
+    fn add_to(&mut self, out: &mut Acc, sys: &System, e: &Expr, ctx: &Ctx) {
+        match e {
+            Expr::Const(v @ (Value::Int(_) | Value::Sym(_))) => {
+                self.work += 1;
+                out.vals.push(v.clone());
+            }
+            Expr::Set(xs) => {
+                for x in xs {
+                    self.add_to(out, sys, x, ctx);
+                }
+            }
+            _ => {
+                let a = self.eval(sys, e, ctx);
+                out.add(a);
             }
         }
     }
@@ -1325,7 +1350,7 @@ impl Domains {
                 let mut hits = 0;
                 if let Some(j) = self.single_of(ctx, v, s) {
                     if let Some(a) = run.arm[j] {
-                        out.add(self.eval(sys, &arms[a as usize].1, ctx));
+                        self.add_to(&mut out, sys, &arms[a as usize].1, ctx);
                         hits = 1;
                     }
                 } else {
@@ -1333,7 +1358,7 @@ impl Domains {
                         if self.ok(ctx, v, s, j) {
                             hits += 1;
                             let a = run.arm[j].unwrap_or_default() as usize;
-                            out.add(self.eval(sys, &arms[a].1, ctx));
+                            self.add_to(&mut out, sys, &arms[a].1, ctx);
                         }
                     }
                 }
@@ -1349,7 +1374,7 @@ impl Domains {
             let (g, v) = &arms[i];
             let (t, f) = self.eval(sys, g, ctx).truth();
             if t {
-                out.add(self.eval(sys, v, ctx));
+                self.add_to(&mut out, sys, v, ctx);
             }
             if !f {
                 break;
