@@ -482,19 +482,33 @@ impl System {
     /// Checks that `trace` is a solution (see the module documentation).
     pub fn check(&self, trace: &Trace) -> Result<(), EvalError> {
         let last = trace.states.len().checked_sub(1).ok_or(EvalError::Empty)?;
+        // Labels are only spelled out for the error: building them for
+        // every constraint at every step was most of the checking time.
+        let invar = |c: &Constraint| format!("INVAR `{}`", c.label);
+        // An invariant over frozen variables only has the same value in
+        // every state once the frozen variables are known not to change
+        // (checked below for every transition): one evaluation suffices.
+        let once: Vec<bool> = self
+            .invar
+            .iter()
+            .map(|c| self.reads_frozen_only(&c.expr))
+            .collect();
         for (step, state) in trace.states.iter().enumerate() {
             self.check_domains(step, state)?;
-            for c in &self.invar {
-                self.require(step, state, None, &c.expr, &format!("INVAR `{}`", c.label))?;
+            for (c, &once) in self.invar.iter().zip(&once) {
+                if once && step > 0 {
+                    continue;
+                }
+                self.require(step, state, None, &c.expr, || invar(c))?;
             }
         }
         let s0 = &trace.states[0];
         for a in &self.init_assign {
-            let what = format!("init({})", self.var(a.var).name);
-            self.require_assign(0, s0, None, a, &s0[a.var.index()], &what)?;
+            let what = || format!("init({})", self.var(a.var).name);
+            self.require_assign(0, s0, None, a, &s0[a.var.index()], what)?;
         }
         for c in &self.init {
-            self.require(0, s0, None, &c.expr, &format!("INIT `{}`", c.label))?;
+            self.require(0, s0, None, &c.expr, || format!("INIT `{}`", c.label))?;
         }
         for (step, pair) in trace.states.windows(2).enumerate() {
             let (cur, nxt) = (&pair[0], &pair[1]);
@@ -507,17 +521,12 @@ impl System {
                 }
             }
             for a in &self.next_assign {
-                let what = format!("next({})", self.var(a.var).name);
-                self.require_assign(step, cur, Some(nxt), a, &nxt[a.var.index()], &what)?;
+                let what = || format!("next({})", self.var(a.var).name);
+                self.require_assign(step, cur, Some(nxt), a, &nxt[a.var.index()], what)?;
             }
             for c in &self.trans {
-                self.require(
-                    step,
-                    cur,
-                    Some(nxt),
-                    &c.expr,
-                    &format!("TRANS `{}`", c.label),
-                )?;
+                let what = || format!("TRANS `{}`", c.label);
+                self.require(step, cur, Some(nxt), &c.expr, what)?;
             }
         }
         let state = &trace.states[last];
@@ -530,6 +539,33 @@ impl System {
                 why,
             }),
         }
+    }
+
+    /// Whether `e` reads no `next(...)` and only frozen variables (through
+    /// DEFINEs too).
+    fn reads_frozen_only(&self, e: &Expr) -> bool {
+        let mut ok = true;
+        let mut seen = vec![false; self.defines.len()];
+        let mut todo = vec![e];
+        while let Some(e) = todo.pop() {
+            e.visit(&mut |x| match x {
+                Expr::Var(v) => ok &= self.vars.get(v.index()).is_some_and(|v| v.frozen),
+                Expr::Next(_) => ok = false,
+                Expr::Define(d) => match self.defines.get(d.0 as usize) {
+                    Some(def) if !seen[d.0 as usize] => {
+                        seen[d.0 as usize] = true;
+                        todo.push(&def.expr);
+                    }
+                    Some(_) => {}
+                    None => ok = false,
+                },
+                _ => {}
+            });
+            if !ok {
+                return false;
+            }
+        }
+        ok
     }
 
     fn check_domains(&self, step: usize, state: &[Value]) -> Result<(), EvalError> {
@@ -551,23 +587,21 @@ impl System {
         Ok(())
     }
 
+    /// `what` names the constraint in the error.
     fn require(
         &self,
         step: usize,
         cur: &[Value],
         nxt: Option<&[Value]>,
         e: &Expr,
-        what: &str,
+        what: impl Fn() -> String,
     ) -> Result<(), EvalError> {
         match self.eval(cur, nxt, e) {
             Ok(Value::Bool(true)) => Ok(()),
-            Ok(_) => Err(EvalError::Violated {
-                step,
-                what: what.to_string(),
-            }),
+            Ok(_) => Err(EvalError::Violated { step, what: what() }),
             Err(why) => Err(EvalError::Type {
                 step,
-                what: what.to_string(),
+                what: what(),
                 why,
             }),
         }
@@ -580,22 +614,19 @@ impl System {
         nxt: Option<&[Value]>,
         a: &Assign,
         actual: &Value,
-        what: &str,
+        what: impl Fn() -> String,
     ) -> Result<(), EvalError> {
         let allowed = self
             .eval_set(cur, nxt, &a.value)
             .map_err(|why| EvalError::Type {
                 step,
-                what: what.to_string(),
+                what: what(),
                 why,
             })?;
         if allowed.contains(actual) {
             Ok(())
         } else {
-            Err(EvalError::Violated {
-                step,
-                what: what.to_string(),
-            })
+            Err(EvalError::Violated { step, what: what() })
         }
     }
 
@@ -648,6 +679,22 @@ impl System {
         }
     }
 
+    /// The value of a constant or a variable, without copying it (`None`
+    /// for other expressions, and for `next(...)` outside a transition).
+    fn operand<'a>(
+        &'a self,
+        cur: &'a [Value],
+        nxt: Option<&'a [Value]>,
+        e: &'a Expr,
+    ) -> Option<&'a Value> {
+        match e {
+            Expr::Const(v) => Some(v),
+            Expr::Var(v) => cur.get(v.index()),
+            Expr::Next(v) => nxt?.get(v.index()),
+            _ => None,
+        }
+    }
+
     /// Evaluates `e` in state `cur` (and `nxt` for `next(...)`).
     pub fn eval(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<Value, String> {
         let b = |x: bool| Ok(Value::Bool(x));
@@ -677,7 +724,10 @@ impl System {
             }
             Expr::Implies(p, q) => b(!self.eval_bool(cur, nxt, p)? || self.eval_bool(cur, nxt, q)?),
             Expr::Iff(p, q) => b(self.eval_bool(cur, nxt, p)? == self.eval_bool(cur, nxt, q)?),
-            Expr::Eq(p, q) => b(self.eval(cur, nxt, p)? == self.eval(cur, nxt, q)?),
+            Expr::Eq(p, q) => match (self.operand(cur, nxt, p), self.operand(cur, nxt, q)) {
+                (Some(x), Some(y)) => b(x == y),
+                _ => b(self.eval(cur, nxt, p)? == self.eval(cur, nxt, q)?),
+            },
             Expr::Lt(p, q) => b(self.eval_int(cur, nxt, p)? < self.eval_int(cur, nxt, q)?),
             Expr::Le(p, q) => b(self.eval_int(cur, nxt, p)? <= self.eval_int(cur, nxt, q)?),
             Expr::Add(xs) => {
@@ -715,7 +765,11 @@ impl System {
             Expr::In(x, set) => {
                 let v = self.eval(cur, nxt, x)?;
                 for s in set {
-                    if self.eval_set(cur, nxt, s)?.contains(&v) {
+                    if let Expr::Const(c) = s {
+                        if *c == v {
+                            return b(true);
+                        }
+                    } else if self.eval_set(cur, nxt, s)?.contains(&v) {
                         return b(true);
                     }
                 }

@@ -15,9 +15,17 @@
 //! Encoding only the allowed values therefore neither adds nor removes a
 //! solution. The work is capped ([`BUDGET`] expression nodes); stopping
 //! early only leaves sets larger, which is still sound.
+//!
+//! What keeps it cheap (none of it changes the result): a support check is
+//! skipped when no copy it reads has lost a value since it last ran; a
+//! constraint that holds whatever the values is never looked at again; an
+//! image is recomputed only when its inputs changed; a run of `x = c`
+//! guards in a `case` is a table look-up on `x`.
 
 use super::analyse::reads;
+use super::unroll::FxMap;
 use crate::ir::{Domain, Expr, System, Value, VarId};
+use std::rc::Rc;
 
 /// The most expression nodes the analysis evaluates (a few hundred
 /// milliseconds in a release build).
@@ -75,15 +83,13 @@ impl Abs {
         match self {
             Abs::R(lo, hi) => Some((*lo, *hi)),
             Abs::V(vs) => {
-                let ints: Option<Vec<i64>> = vs
-                    .iter()
-                    .map(|v| match v {
-                        Value::Int(i) => Some(*i),
-                        _ => None,
-                    })
-                    .collect();
-                let ints = ints?;
-                Some((*ints.iter().min()?, *ints.iter().max()?))
+                let mut out: Option<(i64, i64)> = None;
+                for v in vs {
+                    let Value::Int(i) = v else { return None };
+                    let (lo, hi) = out.unwrap_or((*i, *i));
+                    out = Some((lo.min(*i), hi.max(*i)));
+                }
+                out
             }
             _ => None,
         }
@@ -177,16 +183,131 @@ fn b(t: bool, f: bool) -> Abs {
 /// Allowed values per variable and step.
 #[derive(Clone, Debug)]
 pub(crate) struct Domains {
-    /// `sets[step][var][index]`; frozen variables only at step 0.
-    sets: Vec<Vec<Vec<bool>>>,
-    counts: Vec<Vec<usize>>,
-    /// `single[step][var]`: the one allowed index, when only one is left.
-    single: Vec<Vec<Option<usize>>>,
+    /// The allowed value indices, flat: index `i` of `var` at `step` is
+    /// `bits[step * frame + base[var] + i]`; frozen variables only at
+    /// step 0.
+    bits: Vec<bool>,
+    base: Vec<usize>,
+    frame: usize,
+    steps: usize,
+    /// `counts[step * vars + var]`: number of allowed values.
+    counts: Vec<usize>,
+    /// `single[step * vars + var]`: the one allowed index, when only one
+    /// is left.
+    single: Vec<Option<usize>>,
     frozen: Vec<bool>,
     /// Every variable's domain values, in order.
     values: Vec<Vec<Value>>,
     /// Expression nodes evaluated.
     pub work: u64,
+    /// Counts removals (from 1): `changed[step][var]` is the tick of the
+    /// copy's last removal, `checked[step * slots + slot]` the tick at
+    /// which a use of a variable was last checked (0: never).
+    tick: u64,
+    changed: Vec<Vec<u64>>,
+    checked: Vec<u64>,
+    slots: usize,
+    /// Per constraint atom and step ([`Model::invar_key`] and friends):
+    /// it holds whatever the values (see [`Domains::entails`]).
+    entailed: Vec<bool>,
+    /// Per key: the tick at which the atom was last found not entailed.
+    entail_seen: Vec<u64>,
+    /// Per assignment and step: the tick of the last image (0: never);
+    /// initial assignments first, then next assignments by target step.
+    imaged: Vec<u64>,
+    /// The exclusive runs of the `case` expressions of the system, by the
+    /// address of their arms (built by [`Domains::compute`], dropped after).
+    cases: FxMap<usize, Rc<[Run]>>,
+}
+
+/// Consecutive arms of a `case` whose guards are `x = c` for one variable
+/// copy `x` and distinct constants: at most one of them holds, and which
+/// one is a table look-up on the value of `x`.
+#[derive(Clone, Debug)]
+struct Run {
+    arms: std::ops::Range<usize>,
+    /// The copy: `x` (`next == false`) or `next(x)`.
+    var: VarId,
+    next: bool,
+    /// `arm[j]`: the arm whose guard is `x = value j`, if any.
+    arm: Vec<Option<u32>>,
+    /// The value indices some guard of the run tests.
+    hits: Vec<usize>,
+}
+
+/// The runs of every `case` below `e` (through DEFINEs once).
+fn index_cases(sys: &System, e: &Expr, out: &mut FxMap<usize, Rc<[Run]>>) {
+    e.visit(&mut |x| {
+        if let Expr::Case(arms) = x {
+            out.entry(arms.as_ptr() as usize)
+                .or_insert_with(|| case_runs(sys, arms).into());
+        }
+    });
+}
+
+/// The guard `x = c` (either way round) as `(var, is_next, value index)`;
+/// the index is `None` when `c` is not in the domain (the guard never
+/// holds).
+fn eq_guard(sys: &System, g: &Expr) -> Option<(VarId, bool, Option<usize>)> {
+    let Expr::Eq(a, b) = g else { return None };
+    let (x, c) = match (a.as_ref(), b.as_ref()) {
+        (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c)) => (x, c),
+        (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => (x, c),
+        _ => return None,
+    };
+    let (v, next) = match x {
+        Expr::Var(v) => (*v, false),
+        Expr::Next(v) => (*v, true),
+        _ => return None,
+    };
+    let dom = &sys.vars.get(v.index())?.domain;
+    Some((v, next, super::unroll::index_of(dom, c)))
+}
+
+/// The exclusive runs of two or more arms of a `case`.
+fn case_runs(sys: &System, arms: &[(Expr, Expr)]) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    let mut cur: Option<Run> = None;
+    for (i, (g, _)) in arms.iter().enumerate() {
+        let guard = eq_guard(sys, g);
+        if let (Some(run), Some((v, next, j))) = (&mut cur, guard) {
+            let fresh = j.is_none_or(|j| run.arm[j].is_none());
+            if run.var == v && run.next == next && fresh {
+                if let Some(j) = j {
+                    run.arm[j] = Some(i as u32);
+                    run.hits.push(j);
+                }
+                run.arms.end = i + 1;
+                continue;
+            }
+        }
+        if let Some(run) = cur.take() {
+            if run.arms.len() > 1 {
+                runs.push(run);
+            }
+        }
+        cur = guard.map(|(v, next, j)| {
+            let mut arm = vec![None; sys.var(v).domain.size()];
+            let mut hits = Vec::new();
+            if let Some(j) = j {
+                arm[j] = Some(i as u32);
+                hits.push(j);
+            }
+            Run {
+                arms: i..i + 1,
+                var: v,
+                next,
+                arm,
+                hits,
+            }
+        });
+    }
+    if let Some(run) = cur.take() {
+        if run.arms.len() > 1 {
+            runs.push(run);
+        }
+    }
+    runs
 }
 
 /// Where an expression is evaluated, and the one value under test.
@@ -201,7 +322,9 @@ struct Ctx {
 /// A constraint (or assignment) that reads a variable, and the values
 /// it compares the variable with when it only ever compares it with
 /// constants (then every other value behaves alike and is checked once).
-type Use = (usize, Option<Vec<usize>>);
+/// The third field numbers the use among all uses of all variables: its
+/// slot in [`Domains::checked`].
+type Use = (usize, Option<Vec<usize>>, usize);
 
 /// Which constraints read a variable, by role.
 #[derive(Default, Clone)]
@@ -281,6 +404,26 @@ fn class(sys: &System, e: &Expr, x: VarId, as_next: bool) -> Option<Vec<usize>> 
     })
 }
 
+/// The variables an expression reads: current state, next state.
+#[derive(Default)]
+struct Reads {
+    cur: Vec<VarId>,
+    next: Vec<VarId>,
+}
+
+fn sorted_reads(sys: &System, e: &Expr) -> Reads {
+    let (cur, next) = reads(sys, e);
+    let sorted = |set: std::collections::HashSet<VarId>| {
+        let mut v: Vec<VarId> = set.into_iter().collect();
+        v.sort_unstable();
+        v
+    };
+    Reads {
+        cur: sorted(cur),
+        next: sorted(next),
+    }
+}
+
 struct Model<'s> {
     sys: &'s System,
     invar: Vec<Expr>,
@@ -288,6 +431,15 @@ struct Model<'s> {
     init: Vec<Expr>,
     trans: Vec<Expr>,
     uses: Vec<Uses>,
+    /// What each atom, assignment and the goal reads, by the same index.
+    invar_reads: Vec<Reads>,
+    init_reads: Vec<Reads>,
+    trans_reads: Vec<Reads>,
+    init_assign_reads: Vec<Reads>,
+    next_assign_reads: Vec<Reads>,
+    goal_reads: Reads,
+    /// Number of uses (slots) over all variables.
+    slots: usize,
     k: usize,
 }
 
@@ -303,54 +455,90 @@ impl<'s> Model<'s> {
         let invar = split(&sys.invar);
         let init = split(&sys.init);
         let trans = split(&sys.trans);
+        let all = |es: &[Expr]| es.iter().map(|e| sorted_reads(sys, e)).collect::<Vec<_>>();
+        let invar_reads = all(&invar);
+        let init_reads = all(&init);
+        let trans_reads = all(&trans);
+        let assigns = |xs: &[crate::ir::Assign]| {
+            xs.iter()
+                .map(|a| sorted_reads(sys, &a.value))
+                .collect::<Vec<_>>()
+        };
+        let init_assign_reads = assigns(&sys.init_assign);
+        let next_assign_reads = assigns(&sys.next_assign);
+        let goal_reads = sorted_reads(sys, &sys.goal);
         let mut uses = vec![Uses::default(); sys.vars.len()];
-        let mut invar_frozen = Vec::new();
-        let with = |e: &Expr, v: &VarId, nx: bool, i: usize| (i, class(sys, e, *v, nx));
-        for (i, e) in invar.iter().enumerate() {
-            let (cur, _) = reads(sys, e);
-            // Frozen variables are checked against their unary invariants
-            // only (windows, pinned values): cheap, and what matters.
-            invar_frozen.push(cur.len() == 1 && cur.iter().all(|v| sys.var(*v).frozen));
-            cur.iter()
+        let with = |e: &Expr, v: &VarId, nx: bool, i: usize| (i, class(sys, e, *v, nx), 0);
+        // Frozen variables are checked against their unary invariants
+        // only (windows, pinned values): cheap, and what matters.
+        let invar_frozen = invar_reads
+            .iter()
+            .map(|r| r.cur.len() == 1 && sys.var(r.cur[0]).frozen)
+            .collect();
+        for (i, (e, r)) in invar.iter().zip(&invar_reads).enumerate() {
+            r.cur
+                .iter()
                 .for_each(|v| uses[v.index()].invar.push(with(e, v, false, i)));
         }
-        for (i, e) in init.iter().enumerate() {
-            let (cur, _) = reads(sys, e);
-            cur.iter()
+        for (i, (e, r)) in init.iter().zip(&init_reads).enumerate() {
+            r.cur
+                .iter()
                 .for_each(|v| uses[v.index()].init.push(with(e, v, false, i)));
         }
         // An assignment's own variable is restricted by its image
         // ([`Domains::image`]); here only the variables it reads.
-        for (i, a) in sys.init_assign.iter().enumerate() {
-            let (cur, _) = reads(sys, &a.value);
+        for (i, (a, r)) in sys.init_assign.iter().zip(&init_assign_reads).enumerate() {
             // `init(x) := case x = 2 : …`: x's own value matters itself,
             // not only through the constants it is compared with.
-            cur.iter().for_each(|v| {
-                let (i, cls) = with(&a.value, v, false, i);
+            r.cur.iter().for_each(|v| {
+                let (i, cls, slot) = with(&a.value, v, false, i);
                 let cls = cls.filter(|_| *v != a.var);
-                uses[v.index()].init_assign.push((i, cls))
+                uses[v.index()].init_assign.push((i, cls, slot))
             });
         }
-        for (i, e) in trans.iter().enumerate() {
-            let (cur, nxt) = reads(sys, e);
-            cur.iter()
+        for (i, (e, r)) in trans.iter().zip(&trans_reads).enumerate() {
+            r.cur
+                .iter()
                 .for_each(|v| uses[v.index()].trans_cur.push(with(e, v, false, i)));
-            nxt.iter()
+            r.next
+                .iter()
                 .for_each(|v| uses[v.index()].trans_next.push(with(e, v, true, i)));
         }
-        for (i, a) in sys.next_assign.iter().enumerate() {
-            let (cur, nxt) = reads(sys, &a.value);
-            cur.iter()
+        for (i, (a, r)) in sys.next_assign.iter().zip(&next_assign_reads).enumerate() {
+            r.cur
+                .iter()
                 .for_each(|v| uses[v.index()].next_cur.push(with(&a.value, v, false, i)));
             // Its own variable's value matters itself: no class then.
-            nxt.iter().for_each(|v| {
-                let (i, cls) = with(&a.value, v, true, i);
+            r.next.iter().for_each(|v| {
+                let (i, cls, slot) = with(&a.value, v, true, i);
                 let cls = cls.filter(|_| *v != a.var);
-                uses[v.index()].next_next.push((i, cls))
+                uses[v.index()].next_next.push((i, cls, slot))
             });
         }
-        for v in reads(sys, &sys.goal).0 {
-            uses[v.index()].goal = Some(with(&sys.goal, &v, false, 0));
+        for v in &goal_reads.cur {
+            uses[v.index()].goal = Some(with(&sys.goal, v, false, 0));
+        }
+        let mut slots = 0;
+        for u in &mut uses {
+            let lists = [
+                &mut u.invar,
+                &mut u.init,
+                &mut u.init_assign,
+                &mut u.trans_cur,
+                &mut u.trans_next,
+                &mut u.next_cur,
+                &mut u.next_next,
+            ];
+            for list in lists {
+                for use_ in list.iter_mut() {
+                    use_.2 = slots;
+                    slots += 1;
+                }
+            }
+            if let Some(g) = &mut u.goal {
+                g.2 = slots;
+                slots += 1;
+            }
         }
         Model {
             sys,
@@ -359,39 +547,93 @@ impl<'s> Model<'s> {
             init,
             trans,
             uses,
+            invar_reads,
+            init_reads,
+            trans_reads,
+            init_assign_reads,
+            next_assign_reads,
+            goal_reads,
+            slots,
             k,
         }
+    }
+}
+
+impl Model<'_> {
+    /// Keys of the atoms in [`Domains::entailed`]: invariants and
+    /// transitions per step (a transition by its current step), then the
+    /// initial constraints.
+    fn invar_key(&self, c: usize, t: usize) -> usize {
+        t * self.invar.len() + c
+    }
+
+    fn trans_key(&self, c: usize, t: usize) -> usize {
+        (self.k + 1) * self.invar.len() + t * self.trans.len() + c
+    }
+
+    fn init_key(&self, c: usize) -> usize {
+        (self.k + 1) * (self.invar.len() + self.trans.len()) + c
+    }
+
+    fn keys(&self) -> usize {
+        self.init_key(self.init.len())
     }
 }
 
 impl Domains {
     /// Every value allowed everywhere.
     fn full(sys: &System, k: usize) -> Domains {
-        let frame: Vec<Vec<bool>> = sys
-            .vars
-            .iter()
-            .map(|v| vec![true; v.domain.size()])
-            .collect();
-        let counts: Vec<usize> = frame.iter().map(Vec::len).collect();
-        let single: Vec<Option<usize>> = counts.iter().map(|&n| (n == 1).then_some(0)).collect();
+        let sizes: Vec<usize> = sys.vars.iter().map(|v| v.domain.size()).collect();
+        let mut base = Vec::with_capacity(sizes.len());
+        let mut frame = 0;
+        for n in &sizes {
+            base.push(frame);
+            frame += n;
+        }
+        let single: Vec<Option<usize>> = sizes.iter().map(|&n| (n == 1).then_some(0)).collect();
         Domains {
-            sets: vec![frame; k + 1],
-            counts: vec![counts; k + 1],
-            single: vec![single; k + 1],
+            bits: vec![true; frame * (k + 1)],
+            base,
+            frame,
+            steps: k + 1,
+            counts: sizes.repeat(k + 1),
+            single: single.repeat(k + 1),
             frozen: sys.vars.iter().map(|v| v.frozen).collect(),
             values: sys.vars.iter().map(|v| v.domain.values()).collect(),
             work: 0,
+            tick: 1,
+            changed: vec![vec![0; sys.vars.len()]; k + 1],
+            checked: Vec::new(),
+            slots: 0,
+            entailed: Vec::new(),
+            entail_seen: Vec::new(),
+            imaged: Vec::new(),
+            cases: FxMap::default(),
         }
     }
 
     /// The number of steps analysed (`k + 1`).
     pub fn steps(&self) -> usize {
-        self.sets.len()
+        self.steps
     }
 
     /// The allowed value indices of `var` at `step`.
     pub fn allowed(&self, var: VarId, step: usize) -> &[bool] {
-        &self.sets[self.step_of(var, step)][var.index()]
+        let at = self.at(var, self.step_of(var, step));
+        &self.bits[at..at + self.values[var.index()].len()]
+    }
+
+    /// Where the set of `var` at `step` (already mapped by `step_of`)
+    /// starts in `bits`.
+    #[inline]
+    fn at(&self, var: VarId, step: usize) -> usize {
+        step * self.frame + self.base[var.index()]
+    }
+
+    /// Index of a copy in `counts` and `single`.
+    #[inline]
+    fn copy_index(&self, var: VarId, step: usize) -> usize {
+        step * self.frozen.len() + var.index()
     }
 
     fn step_of(&self, var: VarId, step: usize) -> usize {
@@ -402,11 +644,12 @@ impl Domains {
         }
     }
 
+    #[inline]
     fn ok(&self, ctx: &Ctx, var: VarId, step: usize, i: usize) -> bool {
         let step = self.step_of(var, step);
         match ctx.fix {
             Some((v, s, j)) if v == var && s == step => i == j,
-            _ => self.sets[step][var.index()][i],
+            _ => self.bits[self.at(var, step) + i],
         }
     }
 
@@ -414,7 +657,7 @@ impl Domains {
         let step = self.step_of(var, step);
         match ctx.fix {
             Some((v, s, _)) if v == var && s == step => 1,
-            _ => self.counts[step][var.index()],
+            _ => self.counts[self.copy_index(var, step)],
         }
     }
 
@@ -423,7 +666,7 @@ impl Domains {
         let step = self.step_of(var, step);
         match ctx.fix {
             Some((v, s, j)) if v == var && s == step => Some(j),
-            _ => self.single[step][var.index()],
+            _ => self.single[self.copy_index(var, step)],
         }
     }
 
@@ -433,6 +676,9 @@ impl Domains {
         let Domain::Range { lo, .. } = sys.var(var).domain else {
             return None;
         };
+        if let Some(j) = self.single_of(ctx, var, step) {
+            return Some((lo + j as i64, lo + j as i64));
+        }
         let n = self.values[var.index()].len();
         let first = (0..n).find(|&j| self.ok(ctx, var, step, j))?;
         let last = (0..n).rev().find(|&j| self.ok(ctx, var, step, j))?;
@@ -441,6 +687,10 @@ impl Domains {
 
     /// Integer bounds of an expression.
     fn bounds_of(&mut self, sys: &System, e: &Expr, ctx: &Ctx) -> Option<(i64, i64)> {
+        if let Expr::Const(Value::Int(i)) = e {
+            self.work += 1;
+            return Some((*i, *i));
+        }
         match Self::copy_of(e, ctx) {
             Some((v, s)) => {
                 self.work += 1;
@@ -454,13 +704,31 @@ impl Domains {
     pub fn compute(sys: &System, k: usize) -> Domains {
         let m = Model::new(sys, k);
         let mut d = Domains::full(sys, k);
+        let mut cases = FxMap::default();
+        let assigns = sys.init_assign.iter().chain(&sys.next_assign);
+        for e in m.invar.iter().chain(&m.init).chain(&m.trans) {
+            index_cases(sys, e, &mut cases);
+        }
+        for e in assigns
+            .map(|a| &a.value)
+            .chain(sys.defines.iter().map(|d| &d.expr))
+        {
+            index_cases(sys, e, &mut cases);
+        }
+        index_cases(sys, &sys.goal, &mut cases);
+        d.cases = cases;
+        d.slots = m.slots;
+        d.checked = vec![0; m.slots * (k + 1)];
+        d.entailed = vec![false; m.keys()];
+        d.entail_seen = vec![0; m.keys()];
+        d.imaged = vec![0; sys.init_assign.len() + k * sys.next_assign.len()];
         d.frozen_support(&m);
         // `changed[t]`: tick of the last change at step t; a step is
         // checked again when it or a neighbour changed since its last check.
         let mut tick = 1u64;
         let mut changed = vec![1u64; k + 1];
         let mut checked = vec![0u64; k + 1];
-        for pass in 0..8 {
+        'passes: for pass in 0..8 {
             let steps: Vec<usize> = if pass % 2 == 0 {
                 (0..=k).collect()
             } else {
@@ -480,24 +748,29 @@ impl Domains {
                     any = true;
                 }
                 if d.work > BUDGET {
-                    return d;
+                    break 'passes;
                 }
             }
             if !any {
                 break;
             }
         }
+        d.cases = FxMap::default();
         d
     }
 
     fn remove(&mut self, var: VarId, step: usize, i: usize) {
         let s = self.step_of(var, step);
         let v = var.index();
-        if self.sets[s][v][i] {
-            self.sets[s][v][i] = false;
-            self.counts[s][v] -= 1;
-            self.single[s][v] = match self.counts[s][v] {
-                1 => self.sets[s][v].iter().position(|&x| x),
+        let at = self.at(var, s);
+        if self.bits[at + i] {
+            self.tick += 1;
+            self.changed[s][v] = self.tick;
+            self.bits[at + i] = false;
+            let c = self.copy_index(var, s);
+            self.counts[c] -= 1;
+            self.single[c] = match self.counts[c] {
+                1 => self.allowed(var, s).iter().position(|&x| x),
                 _ => None,
             };
         }
@@ -512,7 +785,7 @@ impl Domains {
             }
             let x = VarId(i as u32);
             for j in 0..var.domain.size() {
-                if !self.sets[0][i][j] {
+                if !self.allowed(x, 0)[j] {
                     continue;
                 }
                 let ctx = Ctx {
@@ -523,8 +796,8 @@ impl Domains {
                 let ok = m.uses[i]
                     .invar
                     .iter()
-                    .filter(|(c, _)| m.invar_frozen[*c])
-                    .all(|(c, _)| self.eval(m.sys, &m.invar[*c], &ctx).truth().0);
+                    .filter(|(c, ..)| m.invar_frozen[*c])
+                    .all(|(c, ..)| self.eval(m.sys, &m.invar[*c], &ctx).truth().0);
                 if !ok {
                     self.remove(x, 0, j);
                 }
@@ -556,10 +829,28 @@ impl Domains {
             )
         };
         let mut changed = false;
-        for a in assigns {
+        for (i, a) in assigns.iter().enumerate() {
             if sys.var(a.var).frozen && t > 0 {
                 continue;
             }
+            // Unchanged inputs (and target: the right-hand side may read
+            // it) since the last image: the same image.
+            let (r, key) = match t {
+                0 => (&m.init_assign_reads[i], i),
+                _ => (&m.next_assign_reads[i], (t - 1) * assigns.len() + i),
+            };
+            let key = key + if t == 0 { 0 } else { sys.init_assign.len() };
+            let own = std::slice::from_ref(&a.var);
+            let deps = [
+                (&r.cur[..], t.saturating_sub(1)),
+                (&r.next[..], t),
+                (own, t),
+            ];
+            let last = self.imaged[key];
+            if last > 0 && self.unchanged_since(&deps, last, None) {
+                continue;
+            }
+            self.imaged[key] = self.tick;
             let img = self.eval_set(sys, &a.value, &ctx);
             for j in 0..self.values[a.var.index()].len() {
                 if self.allowed(a.var, t)[j] && !img.admits(&self.values[a.var.index()][j]) {
@@ -575,14 +866,14 @@ impl Domains {
     fn support(&mut self, m: &Model, t: usize) -> bool {
         let mut changed = false;
         for (i, var) in m.sys.vars.iter().enumerate() {
-            if var.frozen || self.counts[t][i] < 2 {
+            let x = VarId(i as u32);
+            if var.frozen || self.counts[self.copy_index(x, t)] < 2 {
                 continue;
             }
-            let x = VarId(i as u32);
-            let mut alive = self.sets[t][i].clone();
+            let mut alive = self.allowed(x, t).to_vec();
             self.prune_var(m, x, t, &mut alive);
             for (j, &a) in alive.iter().enumerate() {
-                if !a && self.sets[t][i][j] {
+                if !a && self.allowed(x, t)[j] {
                     self.remove(x, t, j);
                     changed = true;
                 }
@@ -602,32 +893,75 @@ impl Domains {
             fix: None,
         };
         let here = at(t, None);
-        for (c, cls) in &u.invar {
+        for (c, cls, slot) in &u.invar {
+            let r = &m.invar_reads[*c];
+            let key = m.invar_key(*c, t);
+            let deps = [(&r.cur[..], t)];
+            if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
+                continue;
+            }
+            if self.entails(key, &deps, sys, &m.invar[*c], &here) {
+                continue;
+            }
             self.filter(x, t, alive, cls, &here, |d, ctx| {
                 d.may(sys, &m.invar[*c], ctx)
             });
         }
         if t == 0 {
-            for (c, cls) in &u.init {
+            for (c, cls, slot) in &u.init {
+                let r = &m.init_reads[*c];
+                let key = m.init_key(*c);
+                let deps = [(&r.cur[..], 0)];
+                if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
+                    continue;
+                }
+                if self.entails(key, &deps, sys, &m.init[*c], &here) {
+                    continue;
+                }
                 self.filter(x, t, alive, cls, &here, |d, ctx| {
                     d.may(sys, &m.init[*c], ctx)
                 });
             }
-            for (a, cls) in &u.init_assign {
-                let a = &sys.init_assign[*a];
+            for (i, cls, slot) in &u.init_assign {
+                let (a, r) = (&sys.init_assign[*i], &m.init_assign_reads[*i]);
+                if self.up_to_date(
+                    *slot,
+                    x,
+                    t,
+                    &[(&r.cur, 0), (std::slice::from_ref(&a.var), 0)],
+                ) {
+                    continue;
+                }
                 self.filter(x, t, alive, cls, &here, |d, ctx| {
                     d.meets(sys, &a.value, a.var, 0, ctx)
                 });
             }
         } else {
             let before = at(t - 1, Some(t));
-            for (c, cls) in &u.trans_next {
+            for (c, cls, slot) in &u.trans_next {
+                let r = &m.trans_reads[*c];
+                let key = m.trans_key(*c, t - 1);
+                let deps = [(&r.cur[..], t - 1), (&r.next[..], t)];
+                if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
+                    continue;
+                }
+                if self.entails(key, &deps, sys, &m.trans[*c], &before) {
+                    continue;
+                }
                 self.filter(x, t, alive, cls, &before, |d, ctx| {
                     d.may(sys, &m.trans[*c], ctx)
                 });
             }
-            for (a, cls) in &u.next_next {
-                let a = &sys.next_assign[*a];
+            for (i, cls, slot) in &u.next_next {
+                let (a, r) = (&sys.next_assign[*i], &m.next_assign_reads[*i]);
+                let deps = [
+                    (&r.cur[..], t - 1),
+                    (&r.next[..], t),
+                    (std::slice::from_ref(&a.var), t),
+                ];
+                if self.up_to_date(*slot, x, t, &deps) {
+                    continue;
+                }
                 self.filter(x, t, alive, cls, &before, |d, ctx| {
                     d.meets(sys, &a.value, a.var, t, ctx)
                 });
@@ -635,23 +969,100 @@ impl Domains {
         }
         if t < m.k {
             let after = at(t, Some(t + 1));
-            for (c, cls) in &u.trans_cur {
+            for (c, cls, slot) in &u.trans_cur {
+                let r = &m.trans_reads[*c];
+                let key = m.trans_key(*c, t);
+                let deps = [(&r.cur[..], t), (&r.next[..], t + 1)];
+                if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
+                    continue;
+                }
+                if self.entails(key, &deps, sys, &m.trans[*c], &after) {
+                    continue;
+                }
                 self.filter(x, t, alive, cls, &after, |d, ctx| {
                     d.may(sys, &m.trans[*c], ctx)
                 });
             }
-            for (a, cls) in &u.next_cur {
-                let a = &sys.next_assign[*a];
+            for (i, cls, slot) in &u.next_cur {
+                let (a, r) = (&sys.next_assign[*i], &m.next_assign_reads[*i]);
+                let deps = [
+                    (&r.cur[..], t),
+                    (&r.next[..], t + 1),
+                    (std::slice::from_ref(&a.var), t + 1),
+                ];
+                if self.up_to_date(*slot, x, t, &deps) {
+                    continue;
+                }
                 self.filter(x, t, alive, cls, &after, |d, ctx| {
                     d.meets(sys, &a.value, a.var, t + 1, ctx)
                 });
             }
         }
         if t == m.k {
-            if let Some((_, cls)) = &u.goal {
-                self.filter(x, t, alive, cls, &here, |d, ctx| d.may(sys, &sys.goal, ctx));
+            if let Some((_, cls, slot)) = &u.goal {
+                if !self.up_to_date(*slot, x, t, &[(&m.goal_reads.cur, t)]) {
+                    self.filter(x, t, alive, cls, &here, |d, ctx| d.may(sys, &sys.goal, ctx));
+                }
             }
         }
+    }
+
+    /// Whether constraint `e` holds in every state the sets allow (then
+    /// it supports every value of every variable it reads, now and after
+    /// any later removal): remembered under `key` once it does.
+    /// `deps` are the copies it reads: unchanged since the last time it
+    /// was not entailed, it still is not.
+    fn entails(
+        &mut self,
+        key: usize,
+        deps: &[(&[VarId], usize)],
+        sys: &System,
+        e: &Expr,
+        ctx: &Ctx,
+    ) -> bool {
+        if self.entailed[key] {
+            return true;
+        }
+        let last = self.entail_seen[key];
+        if last > 0 && self.unchanged_since(deps, last, None) {
+            return false;
+        }
+        self.entail_seen[key] = self.tick;
+        let (t, f) = self.eval(sys, e, ctx).truth();
+        self.entailed[key] = t && !f;
+        self.entailed[key]
+    }
+
+    /// Whether use `slot` of `x` at `t` was checked after the last change
+    /// of every copy it depends on (`deps`: variables and the step they
+    /// are read at; `x` at `t` itself excluded: removing values of `x`
+    /// never takes support away from its other values). If not, records
+    /// that it is being checked now.
+    fn up_to_date(&mut self, slot: usize, x: VarId, t: usize, deps: &[(&[VarId], usize)]) -> bool {
+        let i = t * self.slots + slot;
+        let last = self.checked[i];
+        let me = (x, self.step_of(x, t));
+        let fresh = last > 0 && self.unchanged_since(deps, last, Some(me));
+        if !fresh {
+            self.checked[i] = self.tick;
+        }
+        fresh
+    }
+
+    /// Whether no copy in `deps` (but `except`) lost a value after tick
+    /// `last`.
+    fn unchanged_since(
+        &self,
+        deps: &[(&[VarId], usize)],
+        last: u64,
+        except: Option<(VarId, usize)>,
+    ) -> bool {
+        deps.iter().all(|(vars, step)| {
+            vars.iter().all(|&v| {
+                let s = self.step_of(v, *step);
+                Some((v, s)) == except || self.changed[s][v.index()] <= last
+            })
+        })
     }
 
     /// Whether `e` may be true.
@@ -722,15 +1133,17 @@ impl Domains {
             Domain::Bool => b(self.ok(ctx, var, step, 1), self.ok(ctx, var, step, 0)),
             Domain::Range { lo, hi } if self.n_ok(ctx, var, step) == dom.size() => Abs::R(*lo, *hi),
             _ => {
-                let mut vs: Vec<Value> = dom
-                    .values()
-                    .into_iter()
+                let mut vs: Vec<Value> = self.values[var.index()]
+                    .iter()
                     .enumerate()
                     .filter(|(j, _)| self.ok(ctx, var, step, *j))
-                    .map(|(_, v)| v)
+                    .map(|(_, v)| v.clone())
                     .collect();
-                // Symbols are kept in declaration order by the domain.
-                vs.sort();
+                // Symbols are kept in declaration order by the domain;
+                // integers are sorted already.
+                if matches!(dom, Domain::Enum(_)) {
+                    vs.sort();
+                }
                 Abs::V(vs)
             }
         }
@@ -865,19 +1278,7 @@ impl Domains {
                 }
                 out
             }
-            Expr::Case(arms) => {
-                let mut out = Acc::default();
-                for (g, v) in arms {
-                    let (t, f) = self.eval(sys, g, ctx).truth();
-                    if t {
-                        out.add(self.eval(sys, v, ctx));
-                    }
-                    if !f {
-                        break;
-                    }
-                }
-                out.finish()
-            }
+            Expr::Case(arms) => self.eval_case(sys, arms, ctx),
             Expr::In(x, items) => {
                 let mut t = false;
                 let mut f = true;
@@ -907,11 +1308,86 @@ impl Domains {
             Expr::Set(xs) => {
                 let mut out = Acc::default();
                 for x in xs {
-                    out.add(self.eval(sys, x, ctx));
+                    self.add_to(&mut out, sys, x, ctx);
                 }
                 out.finish()
             }
         }
+    }
+
+    /// Adds the values of `e` to a union (a constant without building
+    /// its one-value set).
+    fn add_to(&mut self, out: &mut Acc, sys: &System, e: &Expr, ctx: &Ctx) {
+        match e {
+            Expr::Const(v @ (Value::Int(_) | Value::Sym(_))) => {
+                self.work += 1;
+                out.vals.push(v.clone());
+            }
+            Expr::Set(xs) => {
+                for x in xs {
+                    self.add_to(out, sys, x, ctx);
+                }
+            }
+            _ => {
+                let a = self.eval(sys, e, ctx);
+                out.add(a);
+            }
+        }
+    }
+
+    /// A `case`: the values of the arms whose guard may hold, up to the
+    /// first guard that must. An exclusive run of `x = c` guards is one
+    /// look-up per allowed value of `x` instead of one guard per arm (the
+    /// same answer as guard by guard).
+    fn eval_case(&mut self, sys: &System, arms: &[(Expr, Expr)], ctx: &Ctx) -> Abs {
+        let runs = self.cases.get(&(arms.as_ptr() as usize)).cloned();
+        let runs: &[Run] = runs.as_deref().unwrap_or(&[]);
+        let mut runs = runs.iter().peekable();
+        let mut out = Acc::default();
+        let mut i = 0;
+        while i < arms.len() {
+            let run = runs.next_if(|r| r.arms.start == i);
+            let copy = run.and_then(|r| match r.next {
+                false => Some((r.var, ctx.cur)),
+                true => ctx.next.map(|s| (r.var, s)),
+            });
+            if let (Some(run), Some((v, s))) = (run, copy) {
+                self.work += 1;
+                let mut hits = 0;
+                if let Some(j) = self.single_of(ctx, v, s) {
+                    if let Some(a) = run.arm[j] {
+                        self.add_to(&mut out, sys, &arms[a as usize].1, ctx);
+                        hits = 1;
+                    }
+                } else {
+                    for &j in &run.hits {
+                        if self.ok(ctx, v, s, j) {
+                            hits += 1;
+                            let a = run.arm[j].unwrap_or_default() as usize;
+                            self.add_to(&mut out, sys, &arms[a].1, ctx);
+                        }
+                    }
+                }
+                // Exactly what one guard at a time gives: a guard must hold
+                // only when `x` has one value left (or none).
+                let n = self.n_ok(ctx, v, s);
+                if n <= 1 && hits == n {
+                    break;
+                }
+                i = run.arms.end;
+                continue;
+            }
+            let (g, v) = &arms[i];
+            let (t, f) = self.eval(sys, g, ctx).truth();
+            if t {
+                self.add_to(&mut out, sys, v, ctx);
+            }
+            if !f {
+                break;
+            }
+            i += 1;
+        }
+        out.finish()
     }
 
     fn eval_eq(&mut self, sys: &System, p: &Expr, q: &Expr, ctx: &Ctx) -> Abs {

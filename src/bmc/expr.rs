@@ -612,6 +612,14 @@ impl<S: Sink> Unroller<'_, S> {
 
     /// Requires `guard → x ∈ rhs` for an assignment `x := rhs`.
     pub fn assert_member(&mut self, guard: &[Lit], x: &Term, rhs: &Expr, at: At) -> R<()> {
+        if let Some(v) = self.as_const(x) {
+            if let Some(allowed) = self.fold_set(rhs, at) {
+                return match allowed.contains(&v) {
+                    true => Ok(()),
+                    false => self.clause_under(guard, &[]),
+                };
+            }
+        }
         match rhs {
             Expr::Case(arms) => {
                 let conds = self.case_conditions(arms, at, guard)?;
@@ -721,6 +729,13 @@ impl<S: Sink> Unroller<'_, S> {
     }
 
     fn assert_under(&mut self, guard: &[Lit], e: &Expr, at: At) -> R<()> {
+        // Decided by the constant copies: nothing to encode, or "the guard
+        // is false".
+        match self.fold(e, at) {
+            Some(Value::Bool(true)) => return Ok(()),
+            Some(Value::Bool(false)) => return self.clause_under(guard, &[]),
+            _ => {}
+        }
         match e {
             Expr::Const(Value::Bool(true)) => Ok(()),
             Expr::And(xs) => xs.iter().try_for_each(|x| self.assert_under(guard, x, at)),

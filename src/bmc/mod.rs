@@ -28,6 +28,7 @@ mod analyse;
 mod cnf;
 mod domains;
 mod expr;
+mod fold;
 mod solver;
 mod unroll;
 
@@ -325,8 +326,45 @@ pub struct BmcResult {
     /// Time until the first solution was verified.
     pub time_to_first: Option<Duration>,
     pub time: Duration,
+    /// Where [`BmcResult::time`] went.
+    pub phases: Phases,
     pub solver: SolverKind,
     pub encoding: Encoding,
+}
+
+/// Wall-clock time per phase of one [`solve`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Phases {
+    /// Static domain pruning ([`BmcOptions::prune`]).
+    pub analyse: Duration,
+    /// Unrolling into clauses (frames, goal, blocking clauses).
+    pub encode: Duration,
+    /// Inside the SAT solver.
+    pub solve: Duration,
+    /// Reading traces from models and checking them with [`System::check`].
+    pub verify: Duration,
+}
+
+impl fmt::Display for Phases {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        write!(
+            f,
+            "analyse {:.2} ms, encode {:.2} ms, solve {:.2} ms, verify {:.2} ms",
+            ms(self.analyse),
+            ms(self.encode),
+            ms(self.solve),
+            ms(self.verify)
+        )
+    }
+}
+
+/// Runs `f` and adds its wall-clock time to `slot`.
+fn timed<T>(slot: &mut Duration, f: impl FnOnce() -> T) -> T {
+    let start = std::time::Instant::now();
+    let out = f();
+    *slot += start.elapsed();
+    out
 }
 
 impl BmcResult {
@@ -381,6 +419,7 @@ pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
         traces: Vec::new(),
         solves: 0,
         time_to_first: None,
+        phases: Phases::default(),
     };
     match opts.bound.or(sys.bound) {
         Some(k) => search.exact(k),
@@ -424,21 +463,22 @@ struct Search<'s, 'o> {
     traces: Vec<Trace>,
     solves: usize,
     time_to_first: Option<Duration>,
+    phases: Phases,
 }
 
 impl Search<'_, '_> {
     /// Solves at exactly bound `k`.
     fn exact(mut self, k: usize) -> Result<BmcResult, BmcError> {
         if self.opts.prune {
-            self.u.prune_for(k);
+            timed(&mut self.phases.analyse, || self.u.prune_for(k));
         }
         for step in 0..=k {
             if self.watch.check() {
                 return Ok(self.finish(k, true, false));
             }
-            self.u.extend_to(step)?;
+            timed(&mut self.phases.encode, || self.u.extend_to(step))?;
         }
-        self.u.assert_goal(k)?;
+        timed(&mut self.phases.encode, || self.u.assert_goal(k))?;
         self.report(k, Phase::Encoded);
         let exhausted = self.enumerate(k, &[])?;
         Ok(self.finish(k, true, exhausted))
@@ -450,8 +490,11 @@ impl Search<'_, '_> {
             if self.watch.check() {
                 return Ok(self.finish(k, false, false));
             }
-            self.u.extend_to(k)?;
-            let goal = self.u.goal_lit(k)?;
+            let u = &mut self.u;
+            let goal = timed(&mut self.phases.encode, || {
+                u.extend_to(k)?;
+                u.goal_lit(k)
+            })?;
             self.report(k, Phase::Encoded);
             let exhausted = self.enumerate(k, &[goal])?;
             if !self.traces.is_empty() || self.watch.stopped.get().is_some() {
@@ -479,22 +522,25 @@ impl Search<'_, '_> {
     fn enumerate(&mut self, k: usize, assumptions: &[Lit]) -> Result<bool, BmcError> {
         let target = self.target();
         loop {
-            let answer = self.u.sink.solve(assumptions)?;
+            let sink = &mut self.u.sink;
+            let answer = timed(&mut self.phases.solve, || sink.solve(assumptions))?;
             self.solves += 1;
             if answer != Answer::Sat {
                 self.report(k, Phase::Answered);
                 return Ok(answer == Answer::Unsat);
             }
-            let trace = {
-                let sink = &self.u.sink;
-                self.u.decode(k, &mut |v| sink.value(v))?
-            };
-            self.u
-                .sys
-                .check(&trace)
-                .map_err(|source| BmcError::Verify { bound: k, source })?;
+            let u = &self.u;
+            let trace = timed(&mut self.phases.verify, || {
+                let trace = u.decode(k, &mut |v| u.sink.value(v))?;
+                u.sys
+                    .check(&trace)
+                    .map_err(|source| BmcError::Verify { bound: k, source })?;
+                Ok::<_, BmcError>(trace)
+            })?;
             self.time_to_first.get_or_insert(self.watch.elapsed());
+            let start = std::time::Instant::now();
             self.block(k, &trace)?;
+            self.phases.encode += start.elapsed();
             self.traces.push(trace);
             self.report(k, Phase::Answered);
             if self.traces.len() >= target {
@@ -572,6 +618,7 @@ impl Search<'_, '_> {
             conflicts: self.u.sink.conflicts(),
             time_to_first: self.time_to_first,
             time: self.watch.elapsed(),
+            phases: self.phases,
             solver: self.opts.solver,
             encoding: self.opts.encoding,
         }

@@ -261,34 +261,12 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 frame.push(None);
                 continue;
             }
-            let allowed: Option<Vec<bool>> = self
-                .domains
-                .as_ref()
-                .filter(|d| step < d.steps())
-                .map(|d| d.allowed(id, step).to_vec());
-            let single = allowed.as_ref().and_then(|a| {
-                let mut on = a.iter().enumerate().filter(|(_, &x)| x).map(|(j, _)| j);
-                match (on.next(), on.next()) {
-                    (Some(j), None) => Some(j),
-                    _ => None,
-                }
-            });
-            let index = forced[i]
-                .as_ref()
-                .and_then(|v| index_of(&var.domain, v))
-                .or(single);
-            let copy = match index {
-                Some(index) => {
-                    self.fixed.push((id, step, nth_value(&var.domain, index)));
-                    Copy::Const(index)
-                }
-                None => {
-                    let copy = self.new_copy(&var.domain, self.encodings[i], allowed.as_deref())?;
-                    self.label_copy(id, step, &var.domain, &copy);
-                    copy
-                }
-            };
-            frame.push(Some(copy));
+            // Taken out for the loan: `allowed` borrows it while clauses
+            // are added.
+            let domains = self.domains.take();
+            let copy = self.frame_copy(id, step, forced[i].as_ref(), domains.as_ref());
+            self.domains = domains;
+            frame.push(Some(copy?));
         }
         self.copies.push(frame);
         self.forced.push(forced);
@@ -306,10 +284,10 @@ impl<'s, S: Sink> Unroller<'s, S> {
         }
         if step == 0 {
             for a in &sys.init_assign {
-                let what = format!("init({})", sys.var(a.var).name);
                 let x = self.var_term(a.var, 0);
+                // The label is only spelled out for an error.
                 self.assert_member(&[], &x, &a.value, here)
-                    .map_err(|why| encode_err(0, &what, why))?;
+                    .map_err(|why| encode_err(0, &format!("init({})", sys.var(a.var).name), why))?;
             }
             for c in &sys.init {
                 self.assert(&c.expr, here)
@@ -321,10 +299,10 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 next: Some(step),
             };
             for a in &sys.next_assign {
-                let what = format!("next({})", sys.var(a.var).name);
                 let x = self.var_term(a.var, step);
-                self.assert_member(&[], &x, &a.value, at)
-                    .map_err(|why| encode_err(step - 1, &what, why))?;
+                self.assert_member(&[], &x, &a.value, at).map_err(|why| {
+                    encode_err(step - 1, &format!("next({})", sys.var(a.var).name), why)
+                })?;
             }
             for c in &sys.trans {
                 self.assert(&c.expr, at)
@@ -332,6 +310,36 @@ impl<'s, S: Sink> Unroller<'s, S> {
             }
         }
         Ok(())
+    }
+
+    /// The copy of `id` at `step`: a constant when its value is forced or
+    /// the pruned domain has one value left, else new SAT variables.
+    fn frame_copy(
+        &mut self,
+        id: VarId,
+        step: usize,
+        forced: Option<&Value>,
+        domains: Option<&Domains>,
+    ) -> Result<Copy, BmcError> {
+        let var = self.sys.var(id);
+        let allowed: Option<&[bool]> = domains
+            .filter(|d| step < d.steps())
+            .map(|d| d.allowed(id, step));
+        let single = allowed.and_then(|a| {
+            let mut on = a.iter().enumerate().filter(|(_, &x)| x).map(|(j, _)| j);
+            match (on.next(), on.next()) {
+                (Some(j), None) => Some(j),
+                _ => None,
+            }
+        });
+        let index = forced.and_then(|v| index_of(&var.domain, v)).or(single);
+        if let Some(index) = index {
+            self.fixed.push((id, step, nth_value(&var.domain, index)));
+            return Ok(Copy::Const(index));
+        }
+        let copy = self.new_copy(&var.domain, self.encodings[id.index()], allowed)?;
+        self.label_copy(id, step, &var.domain, &copy);
+        Ok(copy)
     }
 
     /// A new copy of a variable; `allowed` (by value index) restricts it
@@ -605,7 +613,12 @@ impl<'s, S: Sink> Unroller<'s, S> {
         for step in 0..=k {
             let mut state = Vec::with_capacity(self.sys.vars.len());
             for (i, var) in self.sys.vars.iter().enumerate() {
-                let vals = var.domain.values();
+                // A frozen variable has one copy: read it once.
+                if var.frozen && step > 0 {
+                    let first: &Vec<Value> = &states[0];
+                    state.push(first[i].clone());
+                    continue;
+                }
                 let bad = |why: &str| BmcError::Decode {
                     step,
                     var: var.name.clone(),
@@ -643,11 +656,10 @@ impl<'s, S: Sink> Unroller<'s, S> {
                         n
                     }
                 };
-                state.push(
-                    vals.get(index)
-                        .cloned()
-                        .ok_or_else(|| bad("value index outside the domain"))?,
-                );
+                if index >= var.domain.size() {
+                    return Err(bad("value index outside the domain"));
+                }
+                state.push(nth_value(&var.domain, index));
             }
             states.push(state);
         }

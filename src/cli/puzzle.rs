@@ -8,7 +8,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::{Args, ValueEnum};
@@ -262,14 +262,32 @@ fn verify(puzzle: &Puzzle, system: &System, trace: &Trace) -> anyhow::Result<Sol
     Ok(solution)
 }
 
+/// Set this environment variable to get the time of each phase of
+/// `solve` on stderr (for profiling the fixed cost).
+const PHASES_VAR: &str = "CHECKMATE_PHASES";
+
+/// Prints a phase's time on stderr when [`PHASES_VAR`] is set.
+fn phase_done(name: &str, since: Instant) {
+    if std::env::var_os(PHASES_VAR).is_some() {
+        eprintln!(
+            "phase {name}: {:.2} ms",
+            since.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}
+
 pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
+    let start = Instant::now();
     let puzzle = load_puzzle(&args.puzzle)?;
+    phase_done("parse", start);
+    let start = Instant::now();
     // The SAT engine gets the model with the redundant constraints that
     // pay off there; NuSMV the plain one its BDD engine is tuned for.
     let system = match args.engine {
         EngineArg::Bmc => sat_model(&puzzle),
         EngineArg::Nusmv => grid::compile(&puzzle),
     };
+    phase_done("compile", start);
     let timeout = args
         .timeout
         .map(|s| {
@@ -293,7 +311,9 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
             solve_nusmv(&puzzle, &system, &args, timeout)?
         }
     };
+    let start = Instant::now();
     report.print(args.json)?;
+    phase_done("print", start);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -332,14 +352,21 @@ fn solve_bmc(
         }),
         ..BmcOptions::default()
     };
+    let start = Instant::now();
     let result = bmc::solve(system, &opts)?;
     if show_progress {
         eprint!("\r\x1b[K");
     }
+    phase_done("bmc", start);
+    if std::env::var_os(PHASES_VAR).is_some() {
+        eprintln!("  bmc: {}", result.phases);
+    }
+    let start = Instant::now();
     let mut solutions = Vec::new();
     for t in &result.traces {
         solutions.push(verify(puzzle, system, t)?);
     }
+    phase_done("verify", start);
     let mut report = match result.status {
         Status::Solved => Report::solved(puzzle, solutions.swap_remove(0), "bmc", result.bound),
         Status::Unsat => Report::unsat(puzzle, "bmc", result.bound),
