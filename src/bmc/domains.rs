@@ -1285,16 +1285,18 @@ impl Domains {
                 if let Some((v, s)) = Self::copy_of(x, ctx) {
                     if items.iter().all(|i| matches!(i, Expr::Const(_))) {
                         let dom = &sys.var(v).domain;
-                        let mut hits = 0;
-                        for i in items {
-                            if let Expr::Const(c) = i {
-                                if let Some(j) = super::unroll::index_of(dom, c) {
-                                    if self.ok(ctx, v, s, j) {
-                                        hits += 1;
-                                    }
-                                }
-                            }
-                        }
+                        // Distinct allowed values: `f in {1, 1}` hits one.
+                        let mut hit: Vec<usize> = items
+                            .iter()
+                            .filter_map(|i| match i {
+                                Expr::Const(c) => super::unroll::index_of(dom, c),
+                                _ => None,
+                            })
+                            .filter(|&j| self.ok(ctx, v, s, j))
+                            .collect();
+                        hit.sort_unstable();
+                        hit.dedup();
+                        let hits = hit.len();
                         return b(hits > 0, self.n_ok(ctx, v, s) > hits);
                     }
                 }
@@ -1508,5 +1510,27 @@ mod tests {
         sys.goal = Expr::t();
         let d = Domains::compute(&sys, 0);
         assert_eq!(d.allowed(x, 0), [false, true, false]);
+    }
+
+    /// `f in {1, 1}` over `f : 0..1` may be false: a repeated member is one
+    /// value, not two (counted twice, the analysis took the test for always
+    /// true and pruned every solution; random differential test, seed
+    /// 10441815522374635830 at k = 1).
+    #[test]
+    fn a_repeated_set_member_counts_once() {
+        let mut sys = System::default();
+        let f = sys.add_var("f", Domain::Range { lo: 0, hi: 1 }, false);
+        let y = sys.add_var("y", Domain::Bool, false);
+        sys.invar.push(Constraint {
+            label: "y iff f in {1, 1}".into(),
+            expr: Expr::iff(
+                Expr::var(y),
+                Expr::is_in(Expr::var(f), vec![Expr::int(1), Expr::int(1)]),
+            ),
+        });
+        sys.goal = Expr::negate(Expr::var(y));
+        let d = Domains::compute(&sys, 0);
+        assert_eq!(d.allowed(f, 0), [true, false]);
+        assert_eq!(d.allowed(y, 0), [true, false]);
     }
 }

@@ -855,6 +855,27 @@ mod random {
         }
     }
 
+    /// Seeds the proptest once found; kept so they run on every build.
+    #[test]
+    fn counts_match_brute_force_on_past_failures() {
+        for (seed, k) in [(10441815522374635830, 1)] {
+            let sys = random_system(seed);
+            let expected = brute_force_count(&sys, k);
+            for enc in ENCODINGS {
+                let o = BmcOptions {
+                    bound: Some(k),
+                    count: Some(0),
+                    ..opts(enc)
+                };
+                assert_eq!(
+                    solve(&sys, &o).unwrap().found(),
+                    expected,
+                    "seed {seed}, {enc}"
+                );
+            }
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 150, ..ProptestConfig::default() })]
         #[test]
