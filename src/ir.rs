@@ -482,19 +482,31 @@ impl System {
     /// Checks that `trace` is a solution (see the module documentation).
     pub fn check(&self, trace: &Trace) -> Result<(), EvalError> {
         let last = trace.states.len().checked_sub(1).ok_or(EvalError::Empty)?;
+        // An invariant over frozen variables only has the same value in
+        // every state (frozen values are checked to stay put below), so
+        // it is checked in the first state only.
+        let everywhere: Vec<bool> = self
+            .invar
+            .iter()
+            .map(|c| !self.reads_only_frozen(&c.expr))
+            .collect();
         for (step, state) in trace.states.iter().enumerate() {
             self.check_domains(step, state)?;
-            for c in &self.invar {
-                self.require(step, state, None, &c.expr, &format!("INVAR `{}`", c.label))?;
+            for (c, &every) in self.invar.iter().zip(&everywhere) {
+                if step == 0 || every {
+                    self.require(step, state, None, &c.expr, || {
+                        format!("INVAR `{}`", c.label)
+                    })?;
+                }
             }
         }
         let s0 = &trace.states[0];
         for a in &self.init_assign {
-            let what = format!("init({})", self.var(a.var).name);
-            self.require_assign(0, s0, None, a, &s0[a.var.index()], &what)?;
+            let what = || format!("init({})", self.var(a.var).name);
+            self.require_assign(0, s0, None, a, &s0[a.var.index()], what)?;
         }
         for c in &self.init {
-            self.require(0, s0, None, &c.expr, &format!("INIT `{}`", c.label))?;
+            self.require(0, s0, None, &c.expr, || format!("INIT `{}`", c.label))?;
         }
         for (step, pair) in trace.states.windows(2).enumerate() {
             let (cur, nxt) = (&pair[0], &pair[1]);
@@ -507,17 +519,13 @@ impl System {
                 }
             }
             for a in &self.next_assign {
-                let what = format!("next({})", self.var(a.var).name);
-                self.require_assign(step, cur, Some(nxt), a, &nxt[a.var.index()], &what)?;
+                let what = || format!("next({})", self.var(a.var).name);
+                self.require_assign(step, cur, Some(nxt), a, &nxt[a.var.index()], what)?;
             }
             for c in &self.trans {
-                self.require(
-                    step,
-                    cur,
-                    Some(nxt),
-                    &c.expr,
-                    &format!("TRANS `{}`", c.label),
-                )?;
+                self.require(step, cur, Some(nxt), &c.expr, || {
+                    format!("TRANS `{}`", c.label)
+                })?;
             }
         }
         let state = &trace.states[last];
@@ -557,19 +565,56 @@ impl System {
         cur: &[Value],
         nxt: Option<&[Value]>,
         e: &Expr,
-        what: &str,
+        what: impl Fn() -> String,
     ) -> Result<(), EvalError> {
         match self.eval(cur, nxt, e) {
             Ok(Value::Bool(true)) => Ok(()),
-            Ok(_) => Err(EvalError::Violated {
-                step,
-                what: what.to_string(),
-            }),
+            Ok(_) => Err(EvalError::Violated { step, what: what() }),
             Err(why) => Err(EvalError::Type {
                 step,
-                what: what.to_string(),
+                what: what(),
                 why,
             }),
+        }
+    }
+
+    /// Whether `e` reads frozen variables only (through defines too).
+    fn reads_only_frozen(&self, e: &Expr) -> bool {
+        match e {
+            Expr::Const(_) => true,
+            Expr::Var(v) => self.var(*v).frozen,
+            Expr::Next(_) => false,
+            Expr::Define(d) => self.reads_only_frozen(&self.defines[d.0 as usize].expr),
+            Expr::Not(a) => self.reads_only_frozen(a),
+            Expr::Implies(p, q)
+            | Expr::Iff(p, q)
+            | Expr::Eq(p, q)
+            | Expr::Lt(p, q)
+            | Expr::Le(p, q)
+            | Expr::Sub(p, q) => self.reads_only_frozen(p) && self.reads_only_frozen(q),
+            Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Count(xs) | Expr::Set(xs) => {
+                xs.iter().all(|x| self.reads_only_frozen(x))
+            }
+            Expr::Ite(c, p, q) => {
+                self.reads_only_frozen(c) && self.reads_only_frozen(p) && self.reads_only_frozen(q)
+            }
+            Expr::Case(arms) => arms
+                .iter()
+                .all(|(g, v)| self.reads_only_frozen(g) && self.reads_only_frozen(v)),
+            Expr::In(x, set) => {
+                self.reads_only_frozen(x) && set.iter().all(|s| self.reads_only_frozen(s))
+            }
+        }
+    }
+
+    /// The value of a constant or a variable without copying it (the
+    /// evaluator's hot path: most comparisons are `var = const`).
+    fn value_ref<'a>(cur: &'a [Value], nxt: Option<&'a [Value]>, e: &'a Expr) -> Option<&'a Value> {
+        match e {
+            Expr::Const(v) => Some(v),
+            Expr::Var(v) => cur.get(v.index()),
+            Expr::Next(v) => nxt.and_then(|n| n.get(v.index())),
+            _ => None,
         }
     }
 
@@ -580,22 +625,19 @@ impl System {
         nxt: Option<&[Value]>,
         a: &Assign,
         actual: &Value,
-        what: &str,
+        what: impl Fn() -> String,
     ) -> Result<(), EvalError> {
         let allowed = self
             .eval_set(cur, nxt, &a.value)
             .map_err(|why| EvalError::Type {
                 step,
-                what: what.to_string(),
+                what: what(),
                 why,
             })?;
         if allowed.contains(actual) {
             Ok(())
         } else {
-            Err(EvalError::Violated {
-                step,
-                what: what.to_string(),
-            })
+            Err(EvalError::Violated { step, what: what() })
         }
     }
 
@@ -677,7 +719,10 @@ impl System {
             }
             Expr::Implies(p, q) => b(!self.eval_bool(cur, nxt, p)? || self.eval_bool(cur, nxt, q)?),
             Expr::Iff(p, q) => b(self.eval_bool(cur, nxt, p)? == self.eval_bool(cur, nxt, q)?),
-            Expr::Eq(p, q) => b(self.eval(cur, nxt, p)? == self.eval(cur, nxt, q)?),
+            Expr::Eq(p, q) => match (Self::value_ref(cur, nxt, p), Self::value_ref(cur, nxt, q)) {
+                (Some(x), Some(y)) => b(x == y),
+                _ => b(self.eval(cur, nxt, p)? == self.eval(cur, nxt, q)?),
+            },
             Expr::Lt(p, q) => b(self.eval_int(cur, nxt, p)? < self.eval_int(cur, nxt, q)?),
             Expr::Le(p, q) => b(self.eval_int(cur, nxt, p)? <= self.eval_int(cur, nxt, q)?),
             Expr::Add(xs) => {
@@ -715,7 +760,11 @@ impl System {
             Expr::In(x, set) => {
                 let v = self.eval(cur, nxt, x)?;
                 for s in set {
-                    if self.eval_set(cur, nxt, s)?.contains(&v) {
+                    if let Some(w) = Self::value_ref(cur, nxt, s) {
+                        if *w == v {
+                            return b(true);
+                        }
+                    } else if self.eval_set(cur, nxt, s)?.contains(&v) {
                         return b(true);
                     }
                 }
@@ -820,6 +869,38 @@ mod tests {
         assert!(matches!(
             sys.check(&t),
             Err(EvalError::FrozenChanged { step: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn invariants_over_frozen_variables_are_checked() {
+        // `s` frozen, `x` not: `!s` is checked once, `x -> s` everywhere.
+        let mut sys = System::default();
+        let s = sys.add_var("s", Domain::Bool, true);
+        let x = sys.add_var("x", Domain::Bool, false);
+        sys.invar.push(Constraint {
+            label: "not s".into(),
+            expr: Expr::negate(Expr::var(s)),
+        });
+        sys.invar.push(Constraint {
+            label: "x needs s".into(),
+            expr: Expr::implies(Expr::var(x), Expr::var(s)),
+        });
+        let t = |s0: bool, x1: bool| Trace {
+            states: vec![
+                vec![Value::Bool(s0), Value::Bool(false)],
+                vec![Value::Bool(s0), Value::Bool(x1)],
+            ],
+            loop_start: None,
+        };
+        assert_eq!(sys.check(&t(false, false)), Ok(()));
+        assert!(matches!(
+            sys.check(&t(true, false)),
+            Err(EvalError::Violated { step: 0, .. })
+        ));
+        assert!(matches!(
+            sys.check(&t(false, true)),
+            Err(EvalError::Violated { step: 1, .. })
         ));
     }
 }
