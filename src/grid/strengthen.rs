@@ -69,18 +69,24 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// puzzle, no better overall. The time goes to BatSat's propagation,
 /// about 1 ms per conflict at 15x15, whatever the encoding.
 ///
-/// `legs` and `cycles`, measured on 25 fresh waypoint puzzles
+/// `legs` and `cycles` (prototyped first on a pure successor/rank CNF
+/// without the unrolling, python-sat's MiniSat: legs cut the conflicts
+/// 3-10x on most puzzles, bans of 4- and 6-cycles another 1.5-4x), then
+/// measured with `solve --count 2` on 25 fresh waypoint puzzles
 /// (`gen-grid.py waypoint 12 12` / `15 15`, 0-24 blocked cells, seeds
-/// 101-108 and 11-16) and the corpus, `solve --count 2`, CPU: 12x12
-/// median 0.85 -> 0.65 s; 15x15 from 1 of 11 solved within 10 s to 5 of
-/// 11 (corpus 15x15-s1 > 10 s -> 3.1 s). Search remains heavy-tailed:
-/// single 12x12 puzzles went 0.8 -> 6.7 s. Prototyped first on a pure
-/// successor/rank CNF (no unrolling, python-sat's MiniSat): legs cut the
-/// conflicts 3-10x on most, cycles another 1.5-4x. Tried there and lost
-/// or no better: an undirected degree formulation with the 2x2 ban;
-/// `leg = j -> rank` windows from the waypoints' windows; the one-hot
-/// `rank = step` permutation constraint (what the unrolling adds: fewer
-/// conflicts on some, 10x more on others).
+/// 101-108 and 11-16) and the corpus, CPU s under a 10 s CPU limit:
+/// before, 12x12 median 0.85 (one > 10) and none of the 11 fresh 15x15
+/// done; with both, 12x12 median about 0.45, max about 2, and 4-9 of
+/// the 15x15 done depending on load and restarts (corpus 15x15-s1 > 10
+/// -> 1.5-4). Search stays heavy-tailed: a puzzle can move 0.8 <-> 5 s
+/// with any change. Tried and lost or no better: an undirected degree
+/// formulation with the 2x2 ban; `leg = j -> rank` windows from the
+/// waypoints' windows; the one-hot `rank = step` permutation constraint
+/// (what the unrolling adds: fewer conflicts on some, 10x more on
+/// others); BatSat's geometric restarts instead of Luby (fewer conflicts
+/// on some waypoint puzzles, more on others, slower on hidato), its
+/// `var_decay` 0.85/0.9, `phase_saving` 0, smaller learnt-clause
+/// limits: noise.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
     let mut extras: Vec<Extra> = match p.variant {
         Variant::Waypoint => vec![path_order, legs, cycles],
@@ -414,10 +420,12 @@ pub fn legs(p: &Puzzle, v: &GridVars, sys: &mut System) {
 }
 
 /// `cycles` (adds [`path_order`] if needed): the successors never close
-/// a cycle around a 2x2 or 2x3 block of open cells, the only cycles of
-/// length 4 and 6 on an orthogonal grid (king moves: the triangles of a
-/// 2x2 block). The ranks forbid every cycle, but only once the ranks
-/// along it are known; these clauses forbid the short ones outright.
+/// a short cycle: on an orthogonal grid, the boundary of any polyomino
+/// of up to [`RING_SQUARES`] unit squares between cell centres (lengths
+/// 4 to 8: the 2x2 block, the 2x3 ring, ...); with king moves, the
+/// triangles of a 2x2 block. The ranks forbid every cycle, but only once
+/// the ranks along it are known; these clauses forbid the short ones
+/// outright.
 pub fn cycles(p: &Puzzle, v: &GridVars, sys: &mut System) {
     let succ = succ_vars(p, v, sys);
     let id = |r: usize, c: usize| {
@@ -425,24 +433,23 @@ pub fn cycles(p: &Puzzle, v: &GridVars, sys: &mut System) {
             .then(|| p.cell_id(Coord::new(r, c)))
             .flatten()
     };
+    let shapes: Vec<Vec<(usize, usize)>> = if p.variant.diagonal() {
+        [
+            [(0, 0), (0, 1), (1, 1)],
+            [(0, 0), (1, 1), (1, 0)],
+            [(0, 0), (0, 1), (1, 0)],
+            [(0, 1), (1, 1), (1, 0)],
+        ]
+        .iter()
+        .map(|t| t.to_vec())
+        .collect()
+    } else {
+        polyomino_rings(RING_SQUARES)
+    };
     let mut rings: Vec<Vec<CellId>> = Vec::new();
     for r in 0..p.rows() {
         for c in 0..p.cols() {
-            let shapes: &[&[(usize, usize)]] = if p.variant.diagonal() {
-                &[
-                    &[(0, 0), (0, 1), (1, 1)],
-                    &[(0, 0), (1, 1), (1, 0)],
-                    &[(0, 0), (0, 1), (1, 0)],
-                    &[(0, 1), (1, 1), (1, 0)],
-                ]
-            } else {
-                &[
-                    &[(0, 0), (0, 1), (1, 1), (1, 0)],
-                    &[(0, 0), (0, 1), (0, 2), (1, 2), (1, 1), (1, 0)],
-                    &[(0, 0), (0, 1), (1, 1), (2, 1), (2, 0), (1, 0)],
-                ]
-            };
-            for shape in shapes {
+            for shape in &shapes {
                 let ring: Option<Vec<CellId>> =
                     shape.iter().map(|&(dr, dc)| id(r + dr, c + dc)).collect();
                 rings.extend(ring);
@@ -567,6 +574,101 @@ fn add_rank_givens(p: &Puzzle, rank: &[VarId], sys: &mut System) {
     }
 }
 
+/// The largest polyominoes whose boundaries [`cycles`] bans: up to 3
+/// squares, cycles of length 4, 6 and 8. On 25 fresh 12x12/15x15
+/// waypoint puzzles, 1 square (the 2x2 block) left 15x15s that 2 and 3
+/// solve; 4 and 5 squares (lengths 10 and 12) gave no fewer conflicts than
+/// 3, and more on 12x12 (sums 11k and 14k against 8k).
+const RING_SQUARES: usize = 3;
+
+/// The boundary cycles (cells as `(row, col)` offsets, in cycle order) of
+/// the polyominoes of 1..=`max` unit squares whose boundary is one simple
+/// cycle. A unit square `(r, c)` has the cells `(r, c)`, `(r, c+1)`,
+/// `(r+1, c)`, `(r+1, c+1)` at its corners; a move between two cells is on
+/// the boundary when exactly one of the two squares beside it is in the
+/// polyomino.
+fn polyomino_rings(max: usize) -> Vec<Vec<(usize, usize)>> {
+    use std::collections::BTreeSet;
+    let mut all: BTreeSet<Vec<(usize, usize)>> = BTreeSet::new();
+    let mut layer: BTreeSet<Vec<(usize, usize)>> = BTreeSet::from([vec![(0, 0)]]);
+    for _ in 0..max {
+        all.extend(layer.iter().cloned());
+        let mut next = BTreeSet::new();
+        for poly in &layer {
+            for &(r, c) in poly {
+                // Grow in all four directions; shifted so no index is negative.
+                for (dr, dc) in [(0i64, 1i64), (1, 0), (0, -1), (-1, 0)] {
+                    let mut grown: Vec<(i64, i64)> =
+                        poly.iter().map(|&(a, b)| (a as i64, b as i64)).collect();
+                    let sq = (r as i64 + dr, c as i64 + dc);
+                    if grown.contains(&sq) {
+                        continue;
+                    }
+                    grown.push(sq);
+                    let r0 = grown.iter().map(|x| x.0).min().unwrap_or(0);
+                    let c0 = grown.iter().map(|x| x.1).min().unwrap_or(0);
+                    let mut norm: Vec<(usize, usize)> = grown
+                        .iter()
+                        .map(|&(a, b)| ((a - r0) as usize, (b - c0) as usize))
+                        .collect();
+                    norm.sort();
+                    next.insert(norm);
+                }
+            }
+        }
+        layer = next;
+    }
+    all.iter().filter_map(|poly| boundary_cycle(poly)).collect()
+}
+
+/// The boundary of a polyomino as one cycle of cells, if it is one.
+fn boundary_cycle(poly: &[(usize, usize)]) -> Option<Vec<(usize, usize)>> {
+    let has = |r: i64, c: i64| r >= 0 && c >= 0 && poly.contains(&(r as usize, c as usize));
+    let rows = poly.iter().map(|x| x.0).max()? + 2;
+    let cols = poly.iter().map(|x| x.1).max()? + 2;
+    let mut edges: Vec<((usize, usize), (usize, usize))> = Vec::new();
+    for r in 0..rows {
+        for c in 0..cols {
+            let (ri, ci) = (r as i64, c as i64);
+            // (r, c) - (r, c+1): squares above (r-1, c) and below (r, c).
+            if c + 1 < cols && has(ri - 1, ci) != has(ri, ci) {
+                edges.push(((r, c), (r, c + 1)));
+            }
+            // (r, c) - (r+1, c): squares left (r, c-1) and right (r, c).
+            if r + 1 < rows && has(ri, ci - 1) != has(ri, ci) {
+                edges.push(((r, c), (r + 1, c)));
+            }
+        }
+    }
+    let next_of = |at: (usize, usize), from: Option<(usize, usize)>| {
+        let ends: Vec<(usize, usize)> = edges
+            .iter()
+            .filter_map(|&(a, b)| (a == at).then_some(b).or((b == at).then_some(a)))
+            .collect();
+        (ends.len() == 2).then(|| {
+            if Some(ends[0]) == from {
+                ends[1]
+            } else {
+                ends[0]
+            }
+        })
+    };
+    let start = edges.first()?.0;
+    let mut ring = vec![start];
+    let mut prev = None;
+    let mut at = start;
+    loop {
+        let nxt = next_of(at, prev)?;
+        if nxt == start {
+            break;
+        }
+        ring.push(nxt);
+        prev = Some(at);
+        at = nxt;
+    }
+    (ring.len() == edges.len()).then_some(ring)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -617,6 +719,25 @@ mod tests {
                     .found()
                 };
                 assert_eq!(count(&plain), count(&strong), "{names:?} on {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn polyomino_boundaries_are_the_short_cycles() {
+        // 1 monomino (4 cells), 2 dominoes (6), 6 trominoes (8) and the
+        // 19 fixed tetrominoes (8 for the square one, 10 for the others).
+        let rings = polyomino_rings(4);
+        let lengths = |k: usize| rings.iter().filter(|r| r.len() == k).count();
+        assert_eq!(
+            (rings.len(), lengths(4), lengths(6), lengths(8), lengths(10)),
+            (28, 1, 2, 7, 18)
+        );
+        assert_eq!(polyomino_rings(1), [vec![(0, 0), (0, 1), (1, 1), (1, 0)]]);
+        for ring in &rings {
+            for (i, &(r, c)) in ring.iter().enumerate() {
+                let (r2, c2) = ring[(i + 1) % ring.len()];
+                assert_eq!(r.abs_diff(r2) + c.abs_diff(c2), 1, "{ring:?}");
             }
         }
     }
