@@ -75,13 +75,16 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// measured with `solve --count 2` on 25 fresh waypoint puzzles
 /// (`gen-grid.py waypoint 12 12` / `15 15`, 0-24 blocked cells, seeds
 /// 101-108 and 11-16) and the corpus, CPU s under a 10 s CPU limit:
-/// before, 12x12 median 0.85 (one > 10) and none of the 11 fresh 15x15
-/// done; with both, 12x12 median about 0.45, max about 2, and 4-9 of
-/// the 15x15 done depending on load and restarts (corpus 15x15-s1 > 10
-/// -> 1.5-4). Search stays heavy-tailed: a puzzle can move 0.8 <-> 5 s
-/// with any change. Tried and lost or no better: an undirected degree
-/// formulation with the 2x2 ban; `leg = j -> rank` windows from the
-/// waypoints' windows; the one-hot `rank = step` permutation constraint
+/// before, 12x12 median 0.8 (one > 10) and none of the 11 fresh 15x15
+/// done; with both, every 12x12 within 1.9 (median 0.6) and 6 of the 11
+/// 15x15 (2 within 2 s). Search stays heavy-tailed: corpus 15x15-s1
+/// took 1.5 to 11 s across variants of this model, and a puzzle can move
+/// 0.8 <-> 5 s with any change. Most of the CPU is search on the
+/// unrolled CNF (1-2 ms per conflict at 15x15, against 0.2 ms for the
+/// pure successor/rank CNF, which needs about as many conflicts).
+/// Tried and lost or no better: an undirected degree formulation with
+/// the 2x2 ban; `leg = j -> rank` windows from the waypoints' windows;
+/// the one-hot `rank = step` permutation constraint
 /// (what the unrolling adds: fewer conflicts on some, 10x more on
 /// others); BatSat's geometric restarts instead of Luby (fewer conflicts
 /// on some waypoint puzzles, more on others, slower on hidato), its
