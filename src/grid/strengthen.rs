@@ -81,7 +81,7 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// took 1.5 to 11 s across variants of this model, and a puzzle can move
 /// 0.8 <-> 5 s with any change. Most of the CPU is search on the
 /// unrolled CNF (1-2 ms per conflict at 15x15, against 0.2 ms for the
-/// pure successor/rank CNF, which needs about as many conflicts).
+/// pure successor/rank CNF in MiniSat).
 /// Tried and lost or no better: an undirected degree formulation with
 /// the 2x2 ban; `leg = j -> rank` windows from the waypoints' windows;
 /// the one-hot `rank = step` permutation constraint
