@@ -876,4 +876,36 @@ mod tests {
             Err(EvalError::FrozenChanged { step: 1, .. })
         ));
     }
+
+    #[test]
+    fn invariants_over_frozen_variables_are_checked() {
+        // `s` frozen, `x` not: `!s` is checked once, `x -> s` everywhere.
+        let mut sys = System::default();
+        let s = sys.add_var("s", Domain::Bool, true);
+        let x = sys.add_var("x", Domain::Bool, false);
+        sys.invar.push(Constraint {
+            label: "not s".into(),
+            expr: Expr::negate(Expr::var(s)),
+        });
+        sys.invar.push(Constraint {
+            label: "x needs s".into(),
+            expr: Expr::implies(Expr::var(x), Expr::var(s)),
+        });
+        let t = |s0: bool, x1: bool| Trace {
+            states: vec![
+                vec![Value::Bool(s0), Value::Bool(false)],
+                vec![Value::Bool(s0), Value::Bool(x1)],
+            ],
+            loop_start: None,
+        };
+        assert_eq!(sys.check(&t(false, false)), Ok(()));
+        assert!(matches!(
+            sys.check(&t(true, false)),
+            Err(EvalError::Violated { step: 0, .. })
+        ));
+        assert!(matches!(
+            sys.check(&t(false, true)),
+            Err(EvalError::Violated { step: 1, .. })
+        ));
+    }
 }

@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use thiserror::Error;
 
 use super::compile::{CompileOptions, Extra, GridVars, NoRevisit};
-use super::{CellId, Puzzle, Variant};
+use super::{CellId, Coord, Puzzle, Variant};
 use crate::ir::{Constraint, Domain, Expr, System, VarId};
 
 /// The extras by name, in the order [`options`] applies them.
@@ -28,11 +28,13 @@ pub const EXTRAS: &[(&str, Extra)] = &[
     ("distance", distance),
     ("order", path_order),
     ("cover", cover),
+    ("legs", legs),
+    ("cycles", cycles),
 ];
 
 /// An extra name that is not in [`EXTRAS`].
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("unknown redundant constraint set `{0}` (expected one of: distance, order, cover)")]
+#[error("unknown redundant constraint set `{0}` (expected one of: distance, order, cover, legs, cycles)")]
 pub struct UnknownExtra(pub String);
 
 /// Compile options with the named extras (and the core model's defaults).
@@ -52,9 +54,9 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// `checkmate cnf`): no revisits said by the transition (the `count()`
 /// invariant costs a cardinality network per step, 10x the variables), and
 /// for waypoint puzzles the `order` constraints (rank and successor: 40x
-/// fewer conflicts on 9x9; numbrix and hidato need no search to speak of
-/// once the engine has pruned the domains, and there `order` only costs
-/// encoding and checking time). `distance` is left out: the engine's own
+/// fewer conflicts on 9x9) with `legs` and `cycles` (numbrix and hidato
+/// need no search to speak of once the engine has pruned the domains, and
+/// there `order` only costs encoding and checking time). `distance` is left out: the engine's own
 /// domain pruning derives its windows from the model. Measured with
 /// `bench_grid` (tests/bmc_grid.rs); NuSMV keeps the plain model.
 ///
@@ -66,9 +68,31 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// rank channel alone (`pos` or `visited`) moves conflicts up or down by
 /// puzzle, no better overall. The time goes to BatSat's propagation,
 /// about 1 ms per conflict at 15x15, whatever the encoding.
+///
+/// `legs` and `cycles` (prototyped first on a pure successor/rank CNF
+/// without the unrolling, python-sat's MiniSat: legs cut the conflicts
+/// 3-10x on most puzzles, bans of 4- and 6-cycles another 1.5-4x), then
+/// measured with `solve --count 2` on 25 fresh waypoint puzzles
+/// (`gen-grid.py waypoint 12 12` / `15 15`, 0-24 blocked cells, seeds
+/// 101-108 and 11-16) and the corpus, CPU s under a 10 s CPU limit:
+/// before, 12x12 median 0.8 (one > 10) and none of the 11 fresh 15x15
+/// done; with both, every 12x12 within 1.9 (median 0.6) and 6 of the 11
+/// 15x15 (2 within 2 s). Search stays heavy-tailed: corpus 15x15-s1
+/// took 1.5 to 11 s across variants of this model, and a puzzle can move
+/// 0.8 <-> 5 s with any change. Most of the CPU is search on the
+/// unrolled CNF (1-2 ms per conflict at 15x15, against 0.2 ms for the
+/// pure successor/rank CNF in MiniSat).
+/// Tried and lost or no better: an undirected degree formulation with
+/// the 2x2 ban; `leg = j -> rank` windows from the waypoints' windows;
+/// the one-hot `rank = step` permutation constraint
+/// (what the unrolling adds: fewer conflicts on some, 10x more on
+/// others); BatSat's geometric restarts instead of Luby (fewer conflicts
+/// on some waypoint puzzles, more on others, slower on hidato), its
+/// `var_decay` 0.85/0.9, `phase_saving` 0, smaller learnt-clause
+/// limits: noise.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
     let mut extras: Vec<Extra> = match p.variant {
-        Variant::Waypoint => vec![path_order],
+        Variant::Waypoint => vec![path_order, legs, cycles],
         Variant::Numbrix | Variant::Hidato => Vec::new(),
     };
     extras.push(cover);
@@ -254,6 +278,11 @@ fn invar(sys: &mut System, label: String, expr: Expr) {
 /// This is the Miller–Tucker–Zemlin view of a Hamiltonian path, channelled
 /// to the step-by-step one: a SAT solver reasons on both.
 pub fn path_order(p: &Puzzle, v: &GridVars, sys: &mut System) {
+    add_path_order(p, v, sys);
+}
+
+/// [`path_order`], returning the `succ_i` variables (indexed by cell).
+fn add_path_order(p: &Puzzle, v: &GridVars, sys: &mut System) -> Vec<VarId> {
     let n = p.open_count();
     let cells: Vec<CellId> = (0..n as u32).map(CellId).collect();
     let rank = sys.add_family(
@@ -362,6 +391,164 @@ pub fn path_order(p: &Puzzle, v: &GridVars, sys: &mut System) {
             ),
         );
     }
+    succ
+}
+
+/// The `succ_i` variables of [`path_order`], adding it if it is not
+/// there yet (so `legs` and `cycles` work alone as well as after `order`).
+fn succ_vars(p: &Puzzle, v: &GridVars, sys: &mut System) -> Vec<VarId> {
+    let found: Option<Vec<VarId>> = (0..p.open_count())
+        .map(|c| sys.var_by_name(&format!("succ_{c}")))
+        .collect();
+    found.unwrap_or_else(|| add_path_order(p, v, sys))
+}
+
+/// `legs` (waypoint puzzles; adds [`path_order`] if needed): the leg
+/// each cell lies on. Frozen `leg[i] : 0..m-2` (0-based, `m` waypoints)
+/// is the index of the last waypoint visited at or before cell `i`,
+/// `m - 2` on the end: a move into waypoint `j + 1` leaves from leg `j`,
+/// any other move stays on its leg, waypoint `j` starts leg `j`; a cell
+/// lies on leg `j` only if the detour through it fits the slack, i.e.
+/// `dist(w_j, i) + dist(i, w_j+1)` is at most the leg's distance plus
+/// the moves the other legs' distances leave over.
+///
+/// The ranks order the waypoints only through absolute steps, which the
+/// solver learns late; the legs say which waypoints a stretch of the
+/// path runs between without knowing when.
+pub fn legs(p: &Puzzle, v: &GridVars, sys: &mut System) {
+    let succ = succ_vars(p, v, sys);
+    if p.variant == Variant::Waypoint {
+        add_legs(p, &succ, sys);
+    }
+}
+
+/// `cycles` (adds [`path_order`] if needed): the successors never close
+/// a short cycle: on an orthogonal grid, the boundary of any polyomino
+/// of up to [`RING_SQUARES`] unit squares between cell centres (lengths
+/// 4 to 8: the 2x2 block, the 2x3 ring, ...); with king moves, the
+/// triangles of a 2x2 block. The ranks forbid every cycle, but only once
+/// the ranks along it are known; these clauses forbid the short ones
+/// outright.
+pub fn cycles(p: &Puzzle, v: &GridVars, sys: &mut System) {
+    let succ = succ_vars(p, v, sys);
+    let id = |r: usize, c: usize| {
+        (r < p.rows() && c < p.cols())
+            .then(|| p.cell_id(Coord::new(r, c)))
+            .flatten()
+    };
+    let shapes: Vec<Vec<(usize, usize)>> = if p.variant.diagonal() {
+        [
+            [(0, 0), (0, 1), (1, 1)],
+            [(0, 0), (1, 1), (1, 0)],
+            [(0, 0), (0, 1), (1, 0)],
+            [(0, 1), (1, 1), (1, 0)],
+        ]
+        .iter()
+        .map(|t| t.to_vec())
+        .collect()
+    } else {
+        polyomino_rings(RING_SQUARES)
+    };
+    let mut rings: Vec<Vec<CellId>> = Vec::new();
+    for r in 0..p.rows() {
+        for c in 0..p.cols() {
+            for shape in &shapes {
+                let ring: Option<Vec<CellId>> =
+                    shape.iter().map(|&(dr, dc)| id(r + dr, c + dc)).collect();
+                rings.extend(ring);
+            }
+        }
+    }
+    for ring in rings {
+        let k = ring.len();
+        let names: Vec<String> = ring.iter().map(|c| c.0.to_string()).collect();
+        for forward in [true, false] {
+            let moves: Vec<Expr> = (0..k)
+                .map(|i| {
+                    let (a, b) = (ring[i], ring[(i + 1) % k]);
+                    let (a, b) = if forward { (a, b) } else { (b, a) };
+                    Expr::eq(Expr::var(succ[a.index()]), Expr::sym(&direction(p, a, b)))
+                })
+                .collect();
+            invar(
+                sys,
+                format!(
+                    "cycles: no cycle {} ({})",
+                    names.join(" "),
+                    if forward { "one way" } else { "the other way" }
+                ),
+                Expr::negate(Expr::And(moves)),
+            );
+        }
+    }
+}
+
+fn add_legs(p: &Puzzle, succ: &[VarId], sys: &mut System) {
+    let n = p.open_count();
+    let givens = p.givens();
+    let m = givens.len();
+    if m < 2 {
+        return;
+    }
+    let dist: Vec<Vec<Option<usize>>> = givens.iter().map(|&(_, c)| distances(p, c)).collect();
+    let gap = |j: usize| dist[j][givens[j + 1].1.index()].unwrap_or(n);
+    let total: usize = (0..m - 1).map(gap).sum();
+    let slack = (n - 1).saturating_sub(total);
+    let leg = sys.add_family(
+        "leg",
+        n,
+        Domain::Range {
+            lo: 0,
+            hi: (m - 2) as i64,
+        },
+        true,
+    );
+    let waypoint = |c: CellId| givens.iter().position(|g| g.1 == c);
+    let l = |c: CellId| Expr::var(leg[c.index()]);
+    for i in 0..n {
+        let c = CellId(i as u32);
+        match waypoint(c) {
+            Some(j) => invar(
+                sys,
+                format!("legs: waypoint {} starts leg {}", givens[j].0, j.min(m - 2)),
+                Expr::eq(l(c), int(j.min(m - 2))),
+            ),
+            None => {
+                let banned: Vec<Expr> = (0..m - 1)
+                    .filter(|&j| {
+                        let detour = dist[j][i].zip(dist[j + 1][i]).map(|(a, b)| a + b);
+                        detour.is_none_or(|d| d > gap(j) + slack)
+                    })
+                    .map(int)
+                    .collect();
+                if !banned.is_empty() {
+                    invar(
+                        sys,
+                        format!("legs: the legs cell {i} is too far from"),
+                        Expr::negate(Expr::is_in(l(c), banned)),
+                    );
+                }
+            }
+        }
+        if Some(c) == p.end() {
+            continue;
+        }
+        for d in p.neighbours(c) {
+            let goes = Expr::eq(Expr::var(succ[i]), Expr::sym(&direction(p, c, d)));
+            let (label, then) = match waypoint(d) {
+                Some(0) => continue,
+                Some(j) => (
+                    format!("legs: a move {i} -> {} leaves leg {}", d.0, j - 1),
+                    Expr::eq(l(c), int(j - 1)),
+                ),
+                None => (
+                    format!("legs: a move {i} -> {} stays on its leg", d.0),
+                    Expr::eq(l(d), l(c)),
+                ),
+            };
+            invar(sys, label, Expr::implies(goes, then));
+        }
+    }
 }
 
 /// Ranks of the givens: numbrix/hidato pin them; waypoints come in order,
@@ -390,6 +577,101 @@ fn add_rank_givens(p: &Puzzle, rank: &[VarId], sys: &mut System) {
     }
 }
 
+/// The largest polyominoes whose boundaries [`cycles`] bans: up to 3
+/// squares, cycles of length 4, 6 and 8. On 25 fresh 12x12/15x15
+/// waypoint puzzles, 1 square (the 2x2 block) left 15x15s that 2 and 3
+/// solve; 4 and 5 squares (lengths 10 and 12) gave no fewer conflicts than
+/// 3, and more on 12x12 (sums 11k and 14k against 8k).
+const RING_SQUARES: usize = 3;
+
+/// The boundary cycles (cells as `(row, col)` offsets, in cycle order) of
+/// the polyominoes of 1..=`max` unit squares whose boundary is one simple
+/// cycle. A unit square `(r, c)` has the cells `(r, c)`, `(r, c+1)`,
+/// `(r+1, c)`, `(r+1, c+1)` at its corners; a move between two cells is on
+/// the boundary when exactly one of the two squares beside it is in the
+/// polyomino.
+fn polyomino_rings(max: usize) -> Vec<Vec<(usize, usize)>> {
+    use std::collections::BTreeSet;
+    let mut all: BTreeSet<Vec<(usize, usize)>> = BTreeSet::new();
+    let mut layer: BTreeSet<Vec<(usize, usize)>> = BTreeSet::from([vec![(0, 0)]]);
+    for _ in 0..max {
+        all.extend(layer.iter().cloned());
+        let mut next = BTreeSet::new();
+        for poly in &layer {
+            for &(r, c) in poly {
+                // Grow in all four directions; shifted so no index is negative.
+                for (dr, dc) in [(0i64, 1i64), (1, 0), (0, -1), (-1, 0)] {
+                    let mut grown: Vec<(i64, i64)> =
+                        poly.iter().map(|&(a, b)| (a as i64, b as i64)).collect();
+                    let sq = (r as i64 + dr, c as i64 + dc);
+                    if grown.contains(&sq) {
+                        continue;
+                    }
+                    grown.push(sq);
+                    let r0 = grown.iter().map(|x| x.0).min().unwrap_or(0);
+                    let c0 = grown.iter().map(|x| x.1).min().unwrap_or(0);
+                    let mut norm: Vec<(usize, usize)> = grown
+                        .iter()
+                        .map(|&(a, b)| ((a - r0) as usize, (b - c0) as usize))
+                        .collect();
+                    norm.sort();
+                    next.insert(norm);
+                }
+            }
+        }
+        layer = next;
+    }
+    all.iter().filter_map(|poly| boundary_cycle(poly)).collect()
+}
+
+/// The boundary of a polyomino as one cycle of cells, if it is one.
+fn boundary_cycle(poly: &[(usize, usize)]) -> Option<Vec<(usize, usize)>> {
+    let has = |r: i64, c: i64| r >= 0 && c >= 0 && poly.contains(&(r as usize, c as usize));
+    let rows = poly.iter().map(|x| x.0).max()? + 2;
+    let cols = poly.iter().map(|x| x.1).max()? + 2;
+    let mut edges: Vec<((usize, usize), (usize, usize))> = Vec::new();
+    for r in 0..rows {
+        for c in 0..cols {
+            let (ri, ci) = (r as i64, c as i64);
+            // (r, c) - (r, c+1): squares above (r-1, c) and below (r, c).
+            if c + 1 < cols && has(ri - 1, ci) != has(ri, ci) {
+                edges.push(((r, c), (r, c + 1)));
+            }
+            // (r, c) - (r+1, c): squares left (r, c-1) and right (r, c).
+            if r + 1 < rows && has(ri, ci - 1) != has(ri, ci) {
+                edges.push(((r, c), (r + 1, c)));
+            }
+        }
+    }
+    let next_of = |at: (usize, usize), from: Option<(usize, usize)>| {
+        let ends: Vec<(usize, usize)> = edges
+            .iter()
+            .filter_map(|&(a, b)| (a == at).then_some(b).or((b == at).then_some(a)))
+            .collect();
+        (ends.len() == 2).then(|| {
+            if Some(ends[0]) == from {
+                ends[1]
+            } else {
+                ends[0]
+            }
+        })
+    };
+    let start = edges.first()?.0;
+    let mut ring = vec![start];
+    let mut prev = None;
+    let mut at = start;
+    loop {
+        let nxt = next_of(at, prev)?;
+        if nxt == start {
+            break;
+        }
+        ring.push(nxt);
+        prev = Some(at);
+        at = nxt;
+    }
+    (ring.len() == edges.len()).then_some(ring)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -410,6 +692,8 @@ mod tests {
     fn extras_keep_the_solutions_of_small_puzzles() {
         for text in [
             "variant: waypoint\n1 . .\n. . .\n. . 2\n",
+            "variant: waypoint\n1 . .\n. 3 .\n. . 2\n",
+            "variant: waypoint\n. 2 . .\n1 . . 4\n. . 3 .\n",
             "variant: numbrix\n1 . .\n. . .\n. . 9\n",
             "variant: hidato\n. . 1\n. . .\n",
         ] {
@@ -419,7 +703,11 @@ mod tests {
                 &["distance"][..],
                 &["order"],
                 &["cover"],
+                &["legs"],
+                &["cycles"],
+                &["order", "legs", "cycles", "cover"],
                 &["distance", "order", "cover"],
+                &["distance", "legs", "cover"],
             ] {
                 let (strong, _) = compile_model(&p, &options(names).unwrap());
                 let count = |sys: &System| {
@@ -434,6 +722,25 @@ mod tests {
                     .found()
                 };
                 assert_eq!(count(&plain), count(&strong), "{names:?} on {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn polyomino_boundaries_are_the_short_cycles() {
+        // 1 monomino (4 cells), 2 dominoes (6), 6 trominoes (8) and the
+        // 19 fixed tetrominoes (8 for the square one, 10 for the others).
+        let rings = polyomino_rings(4);
+        let lengths = |k: usize| rings.iter().filter(|r| r.len() == k).count();
+        assert_eq!(
+            (rings.len(), lengths(4), lengths(6), lengths(8), lengths(10)),
+            (28, 1, 2, 7, 18)
+        );
+        assert_eq!(polyomino_rings(1), [vec![(0, 0), (0, 1), (1, 1), (1, 0)]]);
+        for ring in &rings {
+            for (i, &(r, c)) in ring.iter().enumerate() {
+                let (r2, c2) = ring[(i + 1) % ring.len()];
+                assert_eq!(r.abs_diff(r2) + c.abs_diff(c2), 1, "{ring:?}");
             }
         }
     }
