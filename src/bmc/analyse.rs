@@ -7,7 +7,9 @@
 //! [`Encoding::Auto`](super::Encoding::Auto)), and, frame by frame, the
 //! variables whose value is forced by their assignments alone (a step
 //! counter `init(step) := 1; next(step) := step + 1` is the constant
-//! `s + 1` at step `s`), which need no SAT variables at all.
+//! `s + 1` at step `s`), which need no SAT variables at all; and the
+//! boolean variables an invariant defines outright (`x <-> e`), which the
+//! unroller replaces by their definition.
 //!
 //! Invariants: every fact is implied by the semantics of the system (a
 //! forced value is the only one any path can have at that step), so using
@@ -15,7 +17,7 @@
 
 use std::collections::HashSet;
 
-use crate::ir::{Expr, System, Value, VarId};
+use crate::ir::{Domain, Expr, System, Value, VarId};
 
 /// The variables an expression reads, through DEFINEs: `(current, next)`.
 pub(crate) fn reads(sys: &System, e: &Expr) -> (HashSet<VarId>, HashSet<VarId>) {
@@ -85,6 +87,43 @@ pub(crate) fn ordered_vars(sys: &System) -> HashSet<VarId> {
     }
     visit(&sys.goal);
     out
+}
+
+/// Boolean state variables that an invariant defines outright: an INVAR
+/// `x <-> e` (either side) with `x` a non-frozen boolean that `e` does not
+/// read, and `e` reading no next state and no other such variable. Since
+/// the INVAR holds in every state, `x` equals `e` at every step, so the
+/// unroller can use the literal of `e` as the copy of `x` (equivalent
+/// literals merged rather than tied by channel clauses: no solution gained
+/// or lost). `aliases[x]` is `Some((i, e))` for INVAR number `i`; `e`
+/// reads no aliased variable.
+pub(crate) fn aliases(sys: &System) -> Vec<Option<(usize, Expr)>> {
+    let mut found: Vec<Option<(usize, Expr, HashSet<VarId>)>> = vec![None; sys.vars.len()];
+    for (i, c) in sys.invar.iter().enumerate() {
+        let Expr::Iff(a, b) = &c.expr else { continue };
+        for (x, e) in [(a, b), (b, a)] {
+            let Expr::Var(x) = **x else { continue };
+            let var = sys.var(x);
+            if var.frozen || !matches!(var.domain, Domain::Bool) || found[x.index()].is_some() {
+                continue;
+            }
+            let (cur, nxt) = reads(sys, e);
+            if nxt.is_empty() && !cur.contains(&x) {
+                found[x.index()] = Some((i, (**e).clone(), cur));
+                break;
+            }
+        }
+    }
+    // Drop any definition that reads an aliased variable (no chains, no
+    // cycles): the aliases' copies are built after everyone else's.
+    let aliased: HashSet<VarId> = (0..found.len())
+        .filter(|&i| found[i].is_some())
+        .map(|i| VarId(i as u32))
+        .collect();
+    found
+        .into_iter()
+        .map(|f| f.and_then(|(i, e, cur)| cur.is_disjoint(&aliased).then_some((i, e))))
+        .collect()
 }
 
 /// What each init and each next assignment reads (computed once).

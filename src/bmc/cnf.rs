@@ -8,7 +8,9 @@
 //!
 //! Invariants: SAT variables are 0-based in memory ([`rustsat::types::Var`])
 //! and 1-based in DIMACS (`to_ipasir`); every label names exactly one SAT
-//! variable; frozen state variables are labelled at step 0 only.
+//! variable (a SAT variable may carry several labels: a defined boolean
+//! shares its definition's, labelled `name@step=FALSE` when it is the
+//! negation); frozen state variables are labelled at step 0 only.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -191,6 +193,8 @@ pub fn decode_dimacs_model(sys: &System, dimacs: &str, model: &[i32]) -> Result<
                 .ok_or_else(|| bad(format!("`{v}` not in domain")))?;
             if on {
                 entry.is.push(value);
+            } else {
+                entry.off.push(value);
             }
         } else {
             return Err(bad(format!("cannot read `{what}`")));
@@ -224,6 +228,9 @@ pub fn decode_dimacs_model(sys: &System, dimacs: &str, model: &[i32]) -> Result<
 #[derive(Clone, Debug, Default)]
 struct Partial {
     is: Vec<Value>,
+    /// Values of false `=` labels (a boolean labelled `=FALSE`, the
+    /// negative literal of a defined variable, is TRUE when it is off).
+    off: Vec<Value>,
     at_least: usize,
     bits: usize,
 }
@@ -232,8 +239,9 @@ impl Partial {
     fn value(&self, dom: &crate::ir::Domain) -> Option<Value> {
         use crate::ir::Domain;
         match (dom, self.is.as_slice()) {
-            // Booleans are labelled by their TRUE value only.
-            (Domain::Bool, []) => Some(Value::Bool(false)),
+            // Booleans are labelled by the value their literal stands
+            // for: TRUE unless a false `=FALSE` label says otherwise.
+            (Domain::Bool, []) => Some(Value::Bool(self.off.contains(&Value::Bool(false)))),
             (_, [v]) => Some(v.clone()),
             (_, []) => {
                 // Order and log encodings: one of the two counts is used.

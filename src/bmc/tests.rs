@@ -558,6 +558,52 @@ fn dimacs_models_decode_to_the_same_traces() {
     }
 }
 
+#[test]
+fn a_variable_defined_by_an_invariant_is_its_definition() {
+    // `low <-> x < 2` at every step: `low` gets the (negative) literal of
+    // `x >= 2` instead of a SAT variable of its own; counts, traces and
+    // the DIMACS labels (`low@s=FALSE` on that literal) still hold.
+    let (mut sys, x) = counter();
+    let low = sys.add_var("low", Domain::Bool, false);
+    sys.invar.push(Constraint {
+        label: "low".into(),
+        expr: Expr::iff(Expr::var(low), Expr::lt(Expr::var(x), Expr::int(2))),
+    });
+    assert!(analyse::aliases(&sys)[low.index()].is_some());
+    let plain = counter().0;
+    for enc in ENCODINGS {
+        let r = solve(
+            &sys,
+            &BmcOptions {
+                bound: Some(3),
+                count: Some(0),
+                ..opts(enc)
+            },
+        )
+        .unwrap();
+        let o = BmcOptions {
+            bound: Some(3),
+            count: Some(0),
+            ..opts(enc)
+        };
+        assert_eq!(r.found(), solve(&plain, &o).unwrap().found(), "{enc}");
+        assert!(r.found() > 0);
+        for t in &r.traces {
+            assert_eq!(sys.check(t), Ok(()), "{enc}");
+        }
+        let text = dimacs(&sys, 3, enc).unwrap();
+        let model = solve_dimacs_text(&text).expect("satisfiable");
+        let trace = decode_dimacs_model(&sys, &text, &model).unwrap();
+        assert_eq!(sys.check(&trace), Ok(()), "{enc}");
+        if enc == Encoding::Order {
+            assert!(
+                text.contains("= low@") && text.contains("=FALSE\n"),
+                "{text}"
+            );
+        }
+    }
+}
+
 /// Solves DIMACS text with a fresh batsat; returns the model as DIMACS
 /// literals, or `None` when unsatisfiable.
 pub(crate) fn solve_dimacs_text(text: &str) -> Option<Vec<i32>> {
@@ -808,6 +854,25 @@ mod random {
         }
         g.next = false;
         sys.goal = g.expr(Ty::Bool, 3);
+        // Drawn last so that earlier seeds keep their systems: `b` defined
+        // by an invariant (the unroller merges it with its definition).
+        if g.rng.chance(40) {
+            let def = g.expr(Ty::Bool, 2);
+            let def = if g.rng.chance(50) {
+                Expr::negate(def)
+            } else {
+                def
+            };
+            let (l, r) = if g.rng.chance(50) {
+                (Expr::var(b), def)
+            } else {
+                (def, Expr::var(b))
+            };
+            sys.invar.push(Constraint {
+                label: "defines b".into(),
+                expr: Expr::iff(l, r),
+            });
+        }
         sys
     }
 

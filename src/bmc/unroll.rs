@@ -13,7 +13,10 @@
 //! frozen variables have a single copy, shared by all steps, and
 //! invariants over frozen variables only are asserted once; a variable
 //! whose assignments force its value at a step (see [`super::analyse`])
-//! is that constant there, with no SAT variable; SAT variable 0 is the
+//! is that constant there, with no SAT variable; a boolean variable that
+//! an INVAR defines outright (`x <-> e`, see [`analyse::aliases`]) is the
+//! literal of `e` at every step, with no SAT variable and no channel
+//! clauses (equivalent literals merged, not tied); SAT variable 0 is the
 //! constant `TRUE` (asserted by a unit clause).
 
 use rustsat::types::{Lit, Var};
@@ -51,6 +54,9 @@ pub(crate) struct Unroller<'s, S: Sink> {
     encodings: Vec<Encoding>,
     /// Per INVAR: whether it reads frozen variables only.
     invar_once: Vec<bool>,
+    /// Per variable: the INVAR and expression that define it, if any (see
+    /// [`analyse::aliases`]); its copy is then the expression's literal.
+    aliases: Vec<Option<(usize, crate::ir::Expr)>>,
     /// The values forced at each step so far.
     forced: Vec<Vec<Option<Value>>>,
     n_vars: u32,
@@ -99,6 +105,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             sink,
             encodings,
             invar_once,
+            aliases: analyse::aliases(sys),
             forced: Vec::new(),
             n_vars: 0,
             n_clauses: 0,
@@ -255,6 +262,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             }
         };
         let mut frame = Vec::with_capacity(self.sys.vars.len());
+        let mut pending = Vec::new();
         for (i, var) in self.sys.vars.iter().enumerate() {
             let id = VarId(i as u32);
             if var.frozen && step > 0 {
@@ -264,9 +272,14 @@ impl<'s, S: Sink> Unroller<'s, S> {
             // Taken out for the loan: `allowed` borrows it while clauses
             // are added.
             let domains = self.domains.take();
-            let copy = self.frame_copy(id, step, forced[i].as_ref(), domains.as_ref());
+            let alias = self.aliases[i].is_some();
+            let copy = self.frame_copy(id, step, forced[i].as_ref(), domains.as_ref(), alias);
             self.domains = domains;
-            frame.push(Some(copy?));
+            let copy = copy?;
+            if copy.is_none() {
+                pending.push(i);
+            }
+            frame.push(copy);
         }
         self.copies.push(frame);
         self.forced.push(forced);
@@ -275,8 +288,31 @@ impl<'s, S: Sink> Unroller<'s, S> {
             cur: step,
             next: None,
         };
+        // Defined variables last: their definitions read the others.
+        let mut defining = vec![false; sys.invar.len()];
+        for i in pending {
+            let Some((c, e)) = &self.aliases[i] else {
+                continue;
+            };
+            let (c, e) = (*c, e.clone());
+            let id = VarId(i as u32);
+            let lit = self
+                .lit(&e, here)
+                .map_err(|why| encode_err(step, &format!("INVAR `{}`", sys.invar[c].label), why))?;
+            let copy = if lit.var() == self.top.var() {
+                let index = usize::from(lit == self.top);
+                self.fixed.push((id, step, Value::Bool(index == 1)));
+                Copy::Const(index)
+            } else {
+                defining[c] = true;
+                let copy = Copy::Bool(lit);
+                self.label_copy(id, step, &sys.var(id).domain, &copy);
+                copy
+            };
+            self.copies[step][i] = Some(copy);
+        }
         for (i, c) in sys.invar.iter().enumerate() {
-            if self.invar_once[i] && step > 0 {
+            if (self.invar_once[i] && step > 0) || defining[i] {
                 continue;
             }
             self.assert(&c.expr, here)
@@ -313,14 +349,16 @@ impl<'s, S: Sink> Unroller<'s, S> {
     }
 
     /// The copy of `id` at `step`: a constant when its value is forced or
-    /// the pruned domain has one value left, else new SAT variables.
+    /// the pruned domain has one value left, else new SAT variables, or
+    /// `None` for an `alias` (a defined variable, built by the caller).
     fn frame_copy(
         &mut self,
         id: VarId,
         step: usize,
         forced: Option<&Value>,
         domains: Option<&Domains>,
-    ) -> Result<Copy, BmcError> {
+        alias: bool,
+    ) -> Result<Option<Copy>, BmcError> {
         let var = self.sys.var(id);
         let allowed: Option<&[bool]> = domains
             .filter(|d| step < d.steps())
@@ -335,11 +373,17 @@ impl<'s, S: Sink> Unroller<'s, S> {
         let index = forced.and_then(|v| index_of(&var.domain, v)).or(single);
         if let Some(index) = index {
             self.fixed.push((id, step, nth_value(&var.domain, index)));
-            return Ok(Copy::Const(index));
+            return Ok(Some(Copy::Const(index)));
+        }
+        if alias {
+            if allowed.is_some_and(|a| a.iter().all(|&x| !x)) {
+                self.clause(&[])?;
+            }
+            return Ok(None);
         }
         let copy = self.new_copy(&var.domain, self.encodings[id.index()], allowed)?;
         self.label_copy(id, step, &var.domain, &copy);
-        Ok(copy)
+        Ok(Some(copy))
     }
 
     /// A new copy of a variable; `allowed` (by value index) restricts it
@@ -471,7 +515,8 @@ impl<'s, S: Sink> Unroller<'s, S> {
             }
         };
         match copy {
-            Copy::Bool(l) => push(*l, Meaning::Is(Value::Bool(true))),
+            // A defined variable's literal may be negative.
+            Copy::Bool(l) => push(*l, Meaning::Is(Value::Bool(!l.is_neg()))),
             Copy::OneHot(eq) => {
                 for (l, v) in eq.iter().zip(dom.values()) {
                     push(*l, Meaning::Is(v));
