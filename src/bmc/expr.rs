@@ -612,6 +612,10 @@ impl<S: Sink> Unroller<'_, S> {
 
     /// Requires `guard → x ∈ rhs` for an assignment `x := rhs`.
     pub fn assert_member(&mut self, guard: &[Lit], x: &Term, rhs: &Expr, at: At) -> R<()> {
+        // A false guard: every clause would be dropped (a dead case arm).
+        if guard.contains(&!self.top()) {
+            return Ok(());
+        }
         if let Some(v) = self.as_const(x) {
             if let Some(allowed) = self.fold_set(rhs, at) {
                 return match allowed.contains(&v) {
@@ -729,6 +733,10 @@ impl<S: Sink> Unroller<'_, S> {
     }
 
     fn assert_under(&mut self, guard: &[Lit], e: &Expr, at: At) -> R<()> {
+        // A false guard: every clause would be dropped.
+        if guard.contains(&!self.top()) {
+            return Ok(());
+        }
         // Decided by the constant copies: nothing to encode, or "the guard
         // is false".
         match self.fold(e, at) {

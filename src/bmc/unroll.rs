@@ -255,19 +255,24 @@ impl<'s, S: Sink> Unroller<'s, S> {
             }
         };
         let mut frame = Vec::with_capacity(self.sys.vars.len());
+        // Taken out for the loan: `allowed` borrows it while clauses are
+        // added (once per frame: the struct is large to move).
+        let domains = self.domains.take();
         for (i, var) in self.sys.vars.iter().enumerate() {
             let id = VarId(i as u32);
             if var.frozen && step > 0 {
                 frame.push(None);
                 continue;
             }
-            // Taken out for the loan: `allowed` borrows it while clauses
-            // are added.
-            let domains = self.domains.take();
-            let copy = self.frame_copy(id, step, forced[i].as_ref(), domains.as_ref());
-            self.domains = domains;
-            frame.push(Some(copy?));
+            match self.frame_copy(id, step, forced[i].as_ref(), domains.as_ref()) {
+                Ok(copy) => frame.push(Some(copy)),
+                Err(e) => {
+                    self.domains = domains;
+                    return Err(e);
+                }
+            }
         }
+        self.domains = domains;
         self.copies.push(frame);
         self.forced.push(forced);
         let sys = self.sys;
