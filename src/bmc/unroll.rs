@@ -69,8 +69,9 @@ pub(crate) struct Unroller<'s, S: Sink> {
     /// A reusable buffer for clauses.
     scratch: Vec<Lit>,
     labels: Vec<Label>,
-    /// Forced values, for the DIMACS comments: `(var, step, value)`.
-    fixed: Vec<(VarId, usize, Value)>,
+    /// Forced values, for the DIMACS comments: `(var, step, value
+    /// index)` (the index, not the value: no clone per constant copy).
+    fixed: Vec<(VarId, usize, usize)>,
     /// The values each variable can take per step, when the bound is
     /// known (see [`Unroller::prune_for`]).
     domains: Option<Domains>,
@@ -132,8 +133,11 @@ impl<'s, S: Sink> Unroller<'s, S> {
     }
 
     /// The forced values: `(var, step, value)`.
-    pub fn fixed(&self) -> &[(VarId, usize, Value)] {
-        &self.fixed
+    pub fn fixed(&self) -> Vec<(VarId, usize, Value)> {
+        self.fixed
+            .iter()
+            .map(|&(v, step, i)| (v, step, nth_value(&self.sys.var(v).domain, i)))
+            .collect()
     }
 
     pub fn top(&self) -> Lit {
@@ -339,7 +343,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
         });
         let index = forced.and_then(|v| index_of(&var.domain, v)).or(single);
         if let Some(index) = index {
-            self.fixed.push((id, step, nth_value(&var.domain, index)));
+            self.fixed.push((id, step, index));
             return Ok(Copy::Const(index));
         }
         let copy = self.new_copy(&var.domain, self.encodings[id.index()], allowed)?;
