@@ -18,12 +18,12 @@
 //! evaluation error, so wherever a `case` is encoded one of its guards is
 //! required to hold (frontends end their cases with a `TRUE` guard).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 
 use rustsat::types::Lit;
 
 use super::cnf::Sink;
-use super::unroll::{index_of, nth_value, Copy, Unroller};
+use super::unroll::{index_of, nth_value, Copy, FxMap, Unroller};
 use super::BmcError;
 use crate::ir::{Domain, Expr, Value, VarId};
 
@@ -612,9 +612,13 @@ impl<S: Sink> Unroller<'_, S> {
 
     /// Requires `guard → x ∈ rhs` for an assignment `x := rhs`.
     pub fn assert_member(&mut self, guard: &[Lit], x: &Term, rhs: &Expr, at: At) -> R<()> {
+        // A false guard: every clause would be dropped (a dead case arm).
+        if guard.contains(&!self.top()) {
+            return Ok(());
+        }
         if let Some(v) = self.as_const(x) {
-            if let Some(allowed) = self.fold_set(rhs, at) {
-                return match allowed.contains(&v) {
+            if let Some(allowed) = self.fold_allows(rhs, at, &v) {
+                return match allowed {
                     true => Ok(()),
                     false => self.clause_under(guard, &[]),
                 };
@@ -661,12 +665,28 @@ impl<S: Sink> Unroller<'_, S> {
             return Ok(());
         }
         let values = self.vals(x)?;
-        let mut support: HashMap<Value, Vec<Lit>> = HashMap::with_capacity(values.len());
+        let no = !self.top();
+        // Only values `x` can take get a clause, and a false support
+        // literal would be dropped from it: neither is collected.
+        let live: FxMap<&Value, usize> = values
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, xl))| *xl != no)
+            .map(|(j, (v, _))| (v, j))
+            .collect();
+        let mut support: Vec<Vec<Lit>> = vec![Vec::new(); values.len()];
         for (g, value) in arms {
             if let Some(consts) = constant_values(value) {
+                // Called for every arm all the same: `lit` may make gates,
+                // and the variable numbering stays as it was.
                 let g = self.lit(g, at)?;
+                if g == no {
+                    continue;
+                }
                 for v in consts {
-                    support.entry(v.clone()).or_default().push(g);
+                    if let Some(&j) = live.get(v) {
+                        support[j].push(g);
+                    }
                 }
                 continue;
             }
@@ -674,14 +694,21 @@ impl<S: Sink> Unroller<'_, S> {
                 Expr::Var(_) | Expr::Next(_) => self.term(value, at)?,
                 _ => return Ok(()),
             };
-            for (v, _) in &values {
+            for (j, (v, _)) in values.iter().enumerate() {
                 let l = self.eq_const(&t, v)?;
-                support.entry(v.clone()).or_default().push(l);
+                if l != no && live.contains_key(v) {
+                    support[j].push(l);
+                }
             }
         }
-        for (v, xl) in values {
-            let mut c = vec![!xl];
-            c.extend(support.remove(&v).unwrap_or_default());
+        let mut c = Vec::new();
+        for (j, (_, xl)) in values.iter().enumerate() {
+            if *xl == no {
+                continue;
+            }
+            c.clear();
+            c.push(!*xl);
+            c.extend(&support[j]);
             self.clause_under(guard, &c)?;
         }
         Ok(())
@@ -729,6 +756,10 @@ impl<S: Sink> Unroller<'_, S> {
     }
 
     fn assert_under(&mut self, guard: &[Lit], e: &Expr, at: At) -> R<()> {
+        // A false guard: every clause would be dropped.
+        if guard.contains(&!self.top()) {
+            return Ok(());
+        }
         // Decided by the constant copies: nothing to encode, or "the guard
         // is false".
         match self.fold(e, at) {

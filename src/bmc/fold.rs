@@ -129,6 +129,37 @@ impl<S: Sink> Unroller<'_, S> {
         all.then_some(Value::Bool(!or))
     }
 
+    /// Whether the right-hand side `e` allows `v`, if the constant copies
+    /// decide it: [`Self::fold_set`] followed by `contains`, without
+    /// building the list (`None` exactly when `fold_set` is `None`).
+    pub fn fold_allows(&self, e: &Expr, at: At, v: &Value) -> Option<bool> {
+        match e {
+            Expr::Set(xs) => {
+                let mut found = false;
+                for x in xs {
+                    found |= self.fold_allows(x, at, v)?;
+                }
+                Some(found)
+            }
+            Expr::Case(arms) => {
+                for (g, val) in arms {
+                    if self.fold_bool(g, at)? {
+                        return self.fold_allows(val, at, v);
+                    }
+                }
+                None
+            }
+            Expr::Ite(c, p, q) => {
+                if self.fold_bool(c, at)? {
+                    self.fold_allows(p, at, v)
+                } else {
+                    self.fold_allows(q, at, v)
+                }
+            }
+            _ => Some(self.fold(e, at)? == *v),
+        }
+    }
+
     /// The values an assignment right-hand side allows (with sets), if
     /// the constant copies decide them.
     pub fn fold_set(&self, e: &Expr, at: At) -> Option<Vec<Value>> {

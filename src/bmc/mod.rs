@@ -449,7 +449,7 @@ pub fn dimacs(sys: &System, k: usize, encoding: Encoding) -> Result<String, BmcE
         sys,
         &header,
         u.labels(),
-        u.fixed(),
+        &u.fixed(),
         u.n_vars(),
         &u.sink.clauses,
     ))

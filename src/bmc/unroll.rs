@@ -75,8 +75,9 @@ pub(crate) struct Unroller<'s, S: Sink> {
     /// A reusable buffer for clauses.
     scratch: Vec<Lit>,
     labels: Vec<Label>,
-    /// Forced values, for the DIMACS comments: `(var, step, value)`.
-    fixed: Vec<(VarId, usize, Value)>,
+    /// Forced values, for the DIMACS comments: `(var, step, value
+    /// index)` (the index, not the value: no clone per constant copy).
+    fixed: Vec<(VarId, usize, usize)>,
     /// The values each variable can take per step, when the bound is
     /// known (see [`Unroller::prune_for`]).
     domains: Option<Domains>,
@@ -139,8 +140,11 @@ impl<'s, S: Sink> Unroller<'s, S> {
     }
 
     /// The forced values: `(var, step, value)`.
-    pub fn fixed(&self) -> &[(VarId, usize, Value)] {
-        &self.fixed
+    pub fn fixed(&self) -> Vec<(VarId, usize, Value)> {
+        self.fixed
+            .iter()
+            .map(|&(v, step, i)| (v, step, nth_value(&self.sys.var(v).domain, i)))
+            .collect()
     }
 
     pub fn top(&self) -> Lit {
@@ -263,24 +267,30 @@ impl<'s, S: Sink> Unroller<'s, S> {
         };
         let mut frame = Vec::with_capacity(self.sys.vars.len());
         let mut pending = Vec::new();
+        // Taken out for the loan: `allowed` borrows it while clauses are
+        // added (once per frame: the struct is large to move).
+        let domains = self.domains.take();
         for (i, var) in self.sys.vars.iter().enumerate() {
             let id = VarId(i as u32);
             if var.frozen && step > 0 {
                 frame.push(None);
                 continue;
             }
-            // Taken out for the loan: `allowed` borrows it while clauses
-            // are added.
-            let domains = self.domains.take();
             let alias = self.aliases[i].is_some();
-            let copy = self.frame_copy(id, step, forced[i].as_ref(), domains.as_ref(), alias);
-            self.domains = domains;
-            let copy = copy?;
-            if copy.is_none() {
-                pending.push(i);
+            match self.frame_copy(id, step, forced[i].as_ref(), domains.as_ref(), alias) {
+                Ok(copy) => {
+                    if copy.is_none() {
+                        pending.push(i);
+                    }
+                    frame.push(copy);
+                }
+                Err(e) => {
+                    self.domains = domains;
+                    return Err(e);
+                }
             }
-            frame.push(copy);
         }
+        self.domains = domains;
         self.copies.push(frame);
         self.forced.push(forced);
         let sys = self.sys;
@@ -301,7 +311,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 .map_err(|why| encode_err(step, &format!("INVAR `{}`", sys.invar[c].label), why))?;
             let copy = if lit.var() == self.top.var() {
                 let index = usize::from(lit == self.top);
-                self.fixed.push((id, step, Value::Bool(index == 1)));
+                self.fixed.push((id, step, index));
                 Copy::Const(index)
             } else {
                 defining[c] = true;
@@ -372,7 +382,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
         });
         let index = forced.and_then(|v| index_of(&var.domain, v)).or(single);
         if let Some(index) = index {
-            self.fixed.push((id, step, nth_value(&var.domain, index)));
+            self.fixed.push((id, step, index));
             return Ok(Some(Copy::Const(index)));
         }
         if alias {
