@@ -133,7 +133,7 @@ elif "unique" not in d: print("solved")
 else: print("unknown")' "$1"
 }
 
-version=$( ("$nusmv" -h 2>&1 || true) | grep -m1 -o 'NuSMV [0-9.]*' || echo "NuSMV: not run")
+version=$(nusmv_version "$nusmv" || echo "NuSMV: not run")
 echo "checkmate $(git rev-parse --short HEAD) (release, batsat); $version;"
 echo "CPU seconds, median of $runs runs ($nusmv_runs for NuSMV); timeout ${limit} s; ratios = NuSMV / checkmate time to first solution"
 echo

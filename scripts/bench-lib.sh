@@ -12,6 +12,8 @@
 #                            recurses deeply and dies with SIGSEGV on the
 #                            default 8 MB stack (hidato 9x9 models).
 # median                     median of the numbers on stdin (one a line).
+# nusmv_version NUSMV        "NuSMV 2.5.4" from the binary's banner (fails
+#                            when it has none).
 # nusmv_verdict OUT          solved | unsat | error from NuSMV's output
 #                            (NuSMV exits 0 even when a spec is false).
 
@@ -55,4 +57,8 @@ nusmv_verdict() {
     elif grep -qE "is true|no counterexample found with bound" "$1"; then echo unsat
     else echo error
     fi
+}
+
+nusmv_version() {
+    ("$1" -h 2>&1 || true) | grep -m1 -o 'NuSMV [0-9.]*'
 }

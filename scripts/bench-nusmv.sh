@@ -69,7 +69,7 @@ median_of() {
     echo "$med $verdict"
 }
 
-version=$( ("$nusmv" -h 2>&1 || true) | grep -m1 -o 'NuSMV [0-9.]*' || true)
+version=$(nusmv_version "$nusmv" || true)
 echo "$version; median of $runs runs; CPU seconds; timeout ${limit} s"
 echo
 header="| puzzle | open cells | verdict | BDD (s) |"
