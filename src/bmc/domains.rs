@@ -20,12 +20,17 @@
 //! skipped when no copy it reads has lost a value since it last ran; a
 //! constraint that holds whatever the values is never looked at again; an
 //! image is recomputed only when its inputs changed; a run of `x = c`
-//! guards in a `case` is a table look-up on `x`.
+//! guards in a `case` is a table look-up on `x`. Expressions are compiled
+//! once ([`super::program`]): value sets are bitsets in one arena (no
+//! allocation per evaluation), `x = c` knows `c`'s value index, and a
+//! DEFINE's truth value is remembered until the next removal. The order
+//! of the work is part of the result (the passes are capped, so a system
+//! that has not settled stops where it is): every change keeps the order,
+//! and counts [`Domains::work`] as before.
 
-use super::analyse::reads;
+use super::program::{Node, NodeId, Place, Program};
 use super::unroll::FxMap;
-use crate::ir::{Domain, Expr, System, Value, VarId};
-use std::rc::Rc;
+use crate::ir::{Expr, System, Value, VarId};
 
 /// The most expression nodes the analysis evaluates (a few hundred
 /// milliseconds in a release build).
@@ -51,12 +56,14 @@ fn atoms(e: &Expr, sys: &System, out: &mut Vec<Expr>) {
 }
 
 /// An abstract value: what an expression may evaluate to.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 enum Abs {
     /// A boolean that may be true (`t`) and/or may be false (`f`).
     B { t: bool, f: bool },
-    /// One of these non-boolean values (sorted, no duplicates).
-    V(Vec<Value>),
+    /// One of the universe values ([`Program::ints`], [`Program::syms`]: integers and
+    /// symbols, never booleans) in the bitset at this offset of
+    /// [`Domains::arena`].
+    V(usize),
     /// Some integer in `lo..=hi`.
     R(i64, i64),
     /// Anything.
@@ -65,119 +72,26 @@ enum Abs {
 
 const EITHER: Abs = Abs::B { t: true, f: true };
 
+fn b(t: bool, f: bool) -> Abs {
+    Abs::B { t, f }
+}
+
 impl Abs {
-    fn truth(&self) -> (bool, bool) {
+    fn truth(self) -> (bool, bool) {
         match self {
-            Abs::B { t, f } => (*t, *f),
-            Abs::V(vs) => (
-                vs.contains(&Value::Bool(true)),
-                vs.contains(&Value::Bool(false)),
-            ),
-            Abs::R(..) => (false, false),
+            Abs::B { t, f } => (t, f),
+            // Sets never hold booleans.
+            Abs::V(_) | Abs::R(..) => (false, false),
             Abs::Top => (true, true),
         }
     }
-
-    /// Integer bounds; `None` when unknown (or not integers).
-    fn bounds(&self) -> Option<(i64, i64)> {
-        match self {
-            Abs::R(lo, hi) => Some((*lo, *hi)),
-            Abs::V(vs) => {
-                let mut out: Option<(i64, i64)> = None;
-                for v in vs {
-                    let Value::Int(i) = v else { return None };
-                    let (lo, hi) = out.unwrap_or((*i, *i));
-                    out = Some((lo.min(*i), hi.max(*i)));
-                }
-                out
-            }
-            _ => None,
-        }
-    }
-
-    fn is_empty(&self) -> bool {
-        match self {
-            Abs::B { t, f } => !t && !f,
-            Abs::V(vs) => vs.is_empty(),
-            Abs::R(lo, hi) => lo > hi,
-            Abs::Top => false,
-        }
-    }
-
-    /// Whether the concrete `v` is a possible value.
-    fn admits(&self, v: &Value) -> bool {
-        match (self, v) {
-            (Abs::Top, _) => true,
-            (Abs::B { t, f }, Value::Bool(b)) => {
-                if *b {
-                    *t
-                } else {
-                    *f
-                }
-            }
-            (Abs::V(vs), _) => vs.binary_search(v).is_ok(),
-            (Abs::R(lo, hi), Value::Int(i)) => lo <= i && i <= hi,
-            _ => false,
-        }
-    }
-
-    fn join(self, other: Abs) -> Abs {
-        if self.is_empty() {
-            return other;
-        }
-        if other.is_empty() {
-            return self;
-        }
-        match (self, other) {
-            (Abs::B { t, f }, Abs::B { t: t2, f: f2 }) => Abs::B {
-                t: t || t2,
-                f: f || f2,
-            },
-            (Abs::V(mut a), Abs::V(b)) => {
-                a.extend(b);
-                a.sort();
-                a.dedup();
-                Abs::V(a)
-            }
-            (a, b) => match (a.bounds(), b.bounds()) {
-                (Some((l1, h1)), Some((l2, h2))) => Abs::R(l1.min(l2), h1.max(h2)),
-                _ => Abs::Top,
-            },
-        }
-    }
 }
 
-/// A union of many abstract values, sorted once at the end.
-#[derive(Default)]
+/// A union of many abstract values: the values in a bitset of the arena,
+/// the rest (booleans, ranges, anything) joined.
 struct Acc {
-    vals: Vec<Value>,
+    vals: usize,
     rest: Option<Abs>,
-}
-
-impl Acc {
-    fn add(&mut self, a: Abs) {
-        match a {
-            Abs::V(vs) => self.vals.extend(vs),
-            a => {
-                let rest = self.rest.take().unwrap_or(b(false, false));
-                self.rest = Some(rest.join(a));
-            }
-        }
-    }
-
-    fn finish(mut self) -> Abs {
-        self.vals.sort();
-        self.vals.dedup();
-        let vals = Abs::V(self.vals);
-        match self.rest {
-            Some(rest) => rest.join(vals),
-            None => vals,
-        }
-    }
-}
-
-fn b(t: bool, f: bool) -> Abs {
-    Abs::B { t, f }
 }
 
 /// Allowed values per variable and step.
@@ -196,15 +110,15 @@ pub(crate) struct Domains {
     /// is left.
     single: Vec<Option<usize>>,
     frozen: Vec<bool>,
-    /// Every variable's domain values, in order.
-    values: Vec<Vec<Value>>,
+    /// Every variable's domain size.
+    sizes: Vec<usize>,
     /// Expression nodes evaluated.
     pub work: u64,
-    /// Counts removals (from 1): `changed[step][var]` is the tick of the
-    /// copy's last removal, `checked[step * slots + slot]` the tick at
+    /// Counts removals (from 1): `changed[step * vars + var]` is the tick
+    /// of the copy's last removal, `checked[step * slots + slot]` the tick at
     /// which a use of a variable was last checked (0: never).
     tick: u64,
-    changed: Vec<Vec<u64>>,
+    changed: Vec<u64>,
     checked: Vec<u64>,
     slots: usize,
     /// Per constraint atom and step ([`Model::invar_key`] and friends):
@@ -215,99 +129,29 @@ pub(crate) struct Domains {
     /// Per assignment and step: the tick of the last image (0: never);
     /// initial assignments first, then next assignments by target step.
     imaged: Vec<u64>,
-    /// The exclusive runs of the `case` expressions of the system, by the
-    /// address of their arms (built by [`Domains::compute`], dropped after).
-    cases: FxMap<usize, Rc<[Run]>>,
+    /// The value sets of the abstract values being computed, each
+    /// [`Program::words`] words, stacked in evaluation order (an
+    /// evaluation leaves its own set, if any, on top).
+    arena: Vec<u64>,
+    words: usize,
+    /// Per compiled DEFINE, two recent truth values (see [`Memo`]).
+    memo: Vec<[Memo; 2]>,
+    /// The values of the variable being pruned still supported (a
+    /// buffer kept between variables).
+    alive: Vec<bool>,
 }
 
-/// Consecutive arms of a `case` whose guards are `x = c` for one variable
-/// copy `x` and distinct constants: at most one of them holds, and which
-/// one is a table look-up on the value of `x`.
-#[derive(Clone, Debug)]
-struct Run {
-    arms: std::ops::Range<usize>,
-    /// The copy: `x` (`next == false`) or `next(x)`.
-    var: VarId,
-    next: bool,
-    /// `arm[j]`: the arm whose guard is `x = value j`, if any.
-    arm: Vec<Option<u32>>,
-    /// The value indices some guard of the run tests.
-    hits: Vec<usize>,
-}
-
-/// The runs of every `case` below `e` (through DEFINEs once).
-fn index_cases(sys: &System, e: &Expr, out: &mut FxMap<usize, Rc<[Run]>>) {
-    e.visit(&mut |x| {
-        if let Expr::Case(arms) = x {
-            out.entry(arms.as_ptr() as usize)
-                .or_insert_with(|| case_runs(sys, arms).into());
-        }
-    });
-}
-
-/// The guard `x = c` (either way round) as `(var, is_next, value index)`;
-/// the index is `None` when `c` is not in the domain (the guard never
-/// holds).
-fn eq_guard(sys: &System, g: &Expr) -> Option<(VarId, bool, Option<usize>)> {
-    let Expr::Eq(a, b) = g else { return None };
-    let (x, c) = match (a.as_ref(), b.as_ref()) {
-        (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c)) => (x, c),
-        (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => (x, c),
-        _ => return None,
-    };
-    let (v, next) = match x {
-        Expr::Var(v) => (*v, false),
-        Expr::Next(v) => (*v, true),
-        _ => return None,
-    };
-    let dom = &sys.vars.get(v.index())?.domain;
-    Some((v, next, super::unroll::index_of(dom, c)))
-}
-
-/// The exclusive runs of two or more arms of a `case`.
-fn case_runs(sys: &System, arms: &[(Expr, Expr)]) -> Vec<Run> {
-    let mut runs: Vec<Run> = Vec::new();
-    let mut cur: Option<Run> = None;
-    for (i, (g, _)) in arms.iter().enumerate() {
-        let guard = eq_guard(sys, g);
-        if let (Some(run), Some((v, next, j))) = (&mut cur, guard) {
-            let fresh = j.is_none_or(|j| run.arm[j].is_none());
-            if run.var == v && run.next == next && fresh {
-                if let Some(j) = j {
-                    run.arm[j] = Some(i as u32);
-                    run.hits.push(j);
-                }
-                run.arms.end = i + 1;
-                continue;
-            }
-        }
-        if let Some(run) = cur.take() {
-            if run.arms.len() > 1 {
-                runs.push(run);
-            }
-        }
-        cur = guard.map(|(v, next, j)| {
-            let mut arm = vec![None; sys.var(v).domain.size()];
-            let mut hits = Vec::new();
-            if let Some(j) = j {
-                arm[j] = Some(i as u32);
-                hits.push(j);
-            }
-            Run {
-                arms: i..i + 1,
-                var: v,
-                next,
-                arm,
-                hits,
-            }
-        });
-    }
-    if let Some(run) = cur.take() {
-        if run.arms.len() > 1 {
-            runs.push(run);
-        }
-    }
-    runs
+/// A DEFINE's truth value in one context, valid while no value has been
+/// removed since (`tick`); `fix` is `None` when the DEFINE does not read
+/// the fixed variable. `work` is what computing it counted.
+#[derive(Clone, Copy, Debug, Default)]
+struct Memo {
+    tick: u64,
+    cur: usize,
+    next: Option<usize>,
+    fix: Option<(VarId, usize, usize)>,
+    truth: (bool, bool),
+    work: u64,
 }
 
 /// Where an expression is evaluated, and the one value under test.
@@ -339,89 +183,130 @@ struct Uses {
     goal: Option<Use>,
 }
 
-/// The value indices `x` (its `next` copy when `as_next`) is compared
-/// with in `e`, or `None` when `e` reads it in any other way.
-fn class(sys: &System, e: &Expr, x: VarId, as_next: bool) -> Option<Vec<usize>> {
-    fn is_x(e: &Expr, x: VarId, as_next: bool) -> bool {
+/// What an expression reads (through DEFINEs): the variables of the
+/// current state and of the next, sorted, and for each of them (by the
+/// same index) its class: the value indices the expression compares that
+/// copy with (`x = c`, `x in {c, …}`), or `None` when it reads the copy
+/// in any other way (then every value must be checked on its own).
+#[derive(Default)]
+struct Reads {
+    cur: Vec<VarId>,
+    next: Vec<VarId>,
+    cur_class: Vec<Option<Vec<usize>>>,
+    next_class: Vec<Option<Vec<usize>>>,
+}
+
+/// Reads and classes of `e`, in one walk.
+fn sorted_reads(sys: &System, e: &Expr) -> Reads {
+    /// Per copy `(var, next)`: the constants compared with, or `None`.
+    type Seen = FxMap<(VarId, bool), Option<Vec<usize>>>;
+    fn copy(e: &Expr) -> Option<(VarId, bool)> {
         match e {
-            Expr::Var(v) => !as_next && *v == x,
-            Expr::Next(v) => as_next && *v == x,
-            _ => false,
+            Expr::Var(v) => Some((*v, false)),
+            Expr::Next(v) => Some((*v, true)),
+            _ => None,
         }
     }
-    fn walk(sys: &System, e: &Expr, x: VarId, nx: bool, out: &mut Vec<usize>) -> bool {
-        let dom = &sys.var(x).domain;
-        let push = |c: &Value, out: &mut Vec<usize>| {
-            if let Some(j) = super::unroll::index_of(dom, c) {
-                out.push(j);
-            }
-        };
-        let all = |xs: &[Expr], out: &mut Vec<usize>| xs.iter().all(|y| walk(sys, y, x, nx, out));
+    fn push(sys: &System, seen: &mut Seen, x: (VarId, bool), c: &Value) {
+        let j = sys
+            .vars
+            .get(x.0.index())
+            .and_then(|var| super::unroll::index_of(&var.domain, c));
+        let entry = seen.entry(x).or_insert_with(|| Some(Vec::new()));
+        if let (Some(list), Some(j)) = (entry, j) {
+            list.push(j);
+        }
+    }
+    fn walk(sys: &System, e: &Expr, seen: &mut Seen, defines: &mut Vec<bool>) {
         match e {
             Expr::Eq(a, b) => match (&**a, &**b) {
-                (a, Expr::Const(c)) | (Expr::Const(c), a) if is_x(a, x, nx) => {
-                    push(c, out);
-                    true
+                (x, Expr::Const(c)) | (Expr::Const(c), x) if copy(x).is_some() => {
+                    if let Some(x) = copy(x) {
+                        push(sys, seen, x, c);
+                    }
                 }
-                _ => walk(sys, a, x, nx, out) && walk(sys, b, x, nx, out),
+                _ => {
+                    walk(sys, a, seen, defines);
+                    walk(sys, b, seen, defines);
+                }
             },
-            Expr::In(a, items) if is_x(a, x, nx) => items.iter().all(|i| match i {
-                Expr::Const(c) => {
-                    push(c, out);
-                    true
+            Expr::In(a, items) if copy(a).is_some() => {
+                if let Some(x) = copy(a) {
+                    if items.iter().all(|i| matches!(i, Expr::Const(_))) {
+                        // Read even when the set is empty.
+                        seen.entry(x).or_insert_with(|| Some(Vec::new()));
+                        for i in items {
+                            if let Expr::Const(c) = i {
+                                push(sys, seen, x, c);
+                            }
+                        }
+                    } else {
+                        seen.insert(x, None);
+                        items.iter().for_each(|i| walk(sys, i, seen, defines));
+                    }
                 }
-                _ => false,
-            }),
-            Expr::Const(_) => true,
-            Expr::Var(_) | Expr::Next(_) => !is_x(e, x, nx),
-            Expr::Define(d) => sys
-                .defines
-                .get(d.0 as usize)
-                .is_some_and(|def| walk(sys, &def.expr, x, nx, out)),
-            Expr::Not(a) => walk(sys, a, x, nx, out),
+            }
+            Expr::Const(_) => {}
+            Expr::Var(_) | Expr::Next(_) => {
+                if let Some(x) = copy(e) {
+                    seen.insert(x, None);
+                }
+            }
+            Expr::Define(d) => {
+                // A second visit would find the same: once is enough.
+                let i = d.0 as usize;
+                if let (Some(def), Some(false)) = (sys.defines.get(i), defines.get(i)) {
+                    defines[i] = true;
+                    walk(sys, &def.expr, seen, defines);
+                }
+            }
+            Expr::Not(a) => walk(sys, a, seen, defines),
             Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Count(xs) | Expr::Set(xs) => {
-                all(xs, out)
+                xs.iter().for_each(|x| walk(sys, x, seen, defines))
             }
             Expr::Implies(a, b)
             | Expr::Iff(a, b)
             | Expr::Lt(a, b)
             | Expr::Le(a, b)
-            | Expr::Sub(a, b) => walk(sys, a, x, nx, out) && walk(sys, b, x, nx, out),
-            Expr::Ite(c, a, b) => {
-                walk(sys, c, x, nx, out) && walk(sys, a, x, nx, out) && walk(sys, b, x, nx, out)
+            | Expr::Sub(a, b) => {
+                walk(sys, a, seen, defines);
+                walk(sys, b, seen, defines);
             }
-            Expr::Case(arms) => arms
-                .iter()
-                .all(|(g, v)| walk(sys, g, x, nx, out) && walk(sys, v, x, nx, out)),
-            Expr::In(a, items) => walk(sys, a, x, nx, out) && all(items, out),
+            Expr::Ite(c, a, b) => {
+                walk(sys, c, seen, defines);
+                walk(sys, a, seen, defines);
+                walk(sys, b, seen, defines);
+            }
+            Expr::Case(arms) => arms.iter().for_each(|(g, v)| {
+                walk(sys, g, seen, defines);
+                walk(sys, v, seen, defines);
+            }),
+            Expr::In(a, items) => {
+                walk(sys, a, seen, defines);
+                items.iter().for_each(|i| walk(sys, i, seen, defines));
+            }
         }
     }
-    let mut out = Vec::new();
-    walk(sys, e, x, as_next, &mut out).then(|| {
-        out.sort_unstable();
-        out.dedup();
-        out
-    })
-}
-
-/// The variables an expression reads: current state, next state.
-#[derive(Default)]
-struct Reads {
-    cur: Vec<VarId>,
-    next: Vec<VarId>,
-}
-
-fn sorted_reads(sys: &System, e: &Expr) -> Reads {
-    let (cur, next) = reads(sys, e);
-    let sorted = |set: std::collections::HashSet<VarId>| {
-        let mut v: Vec<VarId> = set.into_iter().collect();
-        v.sort_unstable();
-        v
-    };
-    Reads {
-        cur: sorted(cur),
-        next: sorted(next),
+    let mut seen = Seen::default();
+    walk(sys, e, &mut seen, &mut vec![false; sys.defines.len()]);
+    let mut copies: Vec<_> = seen.into_iter().collect();
+    copies.sort_unstable_by_key(|&((v, next), _)| (next, v));
+    let mut out = Reads::default();
+    for ((v, next), class) in copies {
+        let class = class.map(|mut c| {
+            c.sort_unstable();
+            c.dedup();
+            c
+        });
+        if next {
+            out.next.push(v);
+            out.next_class.push(class);
+        } else {
+            out.cur.push(v);
+            out.cur_class.push(class);
+        }
     }
+    out
 }
 
 struct Model<'s> {
@@ -441,6 +326,14 @@ struct Model<'s> {
     /// Number of uses (slots) over all variables.
     slots: usize,
     k: usize,
+    /// The atoms, assignments and goal compiled, by the same index.
+    prog: Program,
+    invar_n: Vec<NodeId>,
+    init_n: Vec<NodeId>,
+    trans_n: Vec<NodeId>,
+    init_assign_n: Vec<NodeId>,
+    next_assign_n: Vec<NodeId>,
+    goal_n: NodeId,
 }
 
 impl<'s> Model<'s> {
@@ -468,55 +361,52 @@ impl<'s> Model<'s> {
         let next_assign_reads = assigns(&sys.next_assign);
         let goal_reads = sorted_reads(sys, &sys.goal);
         let mut uses = vec![Uses::default(); sys.vars.len()];
-        let with = |e: &Expr, v: &VarId, nx: bool, i: usize| (i, class(sys, e, *v, nx), 0);
         // Frozen variables are checked against their unary invariants
         // only (windows, pinned values): cheap, and what matters.
         let invar_frozen = invar_reads
             .iter()
             .map(|r| r.cur.len() == 1 && sys.var(r.cur[0]).frozen)
             .collect();
-        for (i, (e, r)) in invar.iter().zip(&invar_reads).enumerate() {
-            r.cur
-                .iter()
-                .for_each(|v| uses[v.index()].invar.push(with(e, v, false, i)));
+        for (i, r) in invar_reads.iter().enumerate() {
+            for (v, cls) in r.cur.iter().zip(&r.cur_class) {
+                uses[v.index()].invar.push((i, cls.clone(), 0));
+            }
         }
-        for (i, (e, r)) in init.iter().zip(&init_reads).enumerate() {
-            r.cur
-                .iter()
-                .for_each(|v| uses[v.index()].init.push(with(e, v, false, i)));
+        for (i, r) in init_reads.iter().enumerate() {
+            for (v, cls) in r.cur.iter().zip(&r.cur_class) {
+                uses[v.index()].init.push((i, cls.clone(), 0));
+            }
         }
         // An assignment's own variable is restricted by its image
         // ([`Domains::image`]); here only the variables it reads.
         for (i, (a, r)) in sys.init_assign.iter().zip(&init_assign_reads).enumerate() {
             // `init(x) := case x = 2 : …`: x's own value matters itself,
             // not only through the constants it is compared with.
-            r.cur.iter().for_each(|v| {
-                let (i, cls, slot) = with(&a.value, v, false, i);
-                let cls = cls.filter(|_| *v != a.var);
-                uses[v.index()].init_assign.push((i, cls, slot))
-            });
+            for (v, cls) in r.cur.iter().zip(&r.cur_class) {
+                let cls = cls.clone().filter(|_| *v != a.var);
+                uses[v.index()].init_assign.push((i, cls, 0));
+            }
         }
-        for (i, (e, r)) in trans.iter().zip(&trans_reads).enumerate() {
-            r.cur
-                .iter()
-                .for_each(|v| uses[v.index()].trans_cur.push(with(e, v, false, i)));
-            r.next
-                .iter()
-                .for_each(|v| uses[v.index()].trans_next.push(with(e, v, true, i)));
+        for (i, r) in trans_reads.iter().enumerate() {
+            for (v, cls) in r.cur.iter().zip(&r.cur_class) {
+                uses[v.index()].trans_cur.push((i, cls.clone(), 0));
+            }
+            for (v, cls) in r.next.iter().zip(&r.next_class) {
+                uses[v.index()].trans_next.push((i, cls.clone(), 0));
+            }
         }
         for (i, (a, r)) in sys.next_assign.iter().zip(&next_assign_reads).enumerate() {
-            r.cur
-                .iter()
-                .for_each(|v| uses[v.index()].next_cur.push(with(&a.value, v, false, i)));
+            for (v, cls) in r.cur.iter().zip(&r.cur_class) {
+                uses[v.index()].next_cur.push((i, cls.clone(), 0));
+            }
             // Its own variable's value matters itself: no class then.
-            r.next.iter().for_each(|v| {
-                let (i, cls, slot) = with(&a.value, v, true, i);
-                let cls = cls.filter(|_| *v != a.var);
-                uses[v.index()].next_next.push((i, cls, slot))
-            });
+            for (v, cls) in r.next.iter().zip(&r.next_class) {
+                let cls = cls.clone().filter(|_| *v != a.var);
+                uses[v.index()].next_next.push((i, cls, 0));
+            }
         }
-        for v in &goal_reads.cur {
-            uses[v.index()].goal = Some(with(&sys.goal, v, false, 0));
+        for (v, cls) in goal_reads.cur.iter().zip(&goal_reads.cur_class) {
+            uses[v.index()].goal = Some((0, cls.clone(), 0));
         }
         let mut slots = 0;
         for u in &mut uses {
@@ -540,7 +430,27 @@ impl<'s> Model<'s> {
                 slots += 1;
             }
         }
+        let assigns = sys.init_assign.iter().chain(&sys.next_assign);
+        let exprs = invar.iter().chain(&init).chain(&trans);
+        let exprs = exprs.chain(assigns.map(|a| &a.value)).chain([&sys.goal]);
+        let mut prog = Program::new(sys, exprs);
+        let mut compile = |es: &mut dyn Iterator<Item = &Expr>| {
+            es.map(|e| prog.compile(sys, e)).collect::<Vec<_>>()
+        };
+        let invar_n = compile(&mut invar.iter());
+        let init_n = compile(&mut init.iter());
+        let trans_n = compile(&mut trans.iter());
+        let init_assign_n = compile(&mut sys.init_assign.iter().map(|a| &a.value));
+        let next_assign_n = compile(&mut sys.next_assign.iter().map(|a| &a.value));
+        let goal_n = prog.compile(sys, &sys.goal);
         Model {
+            prog,
+            invar_n,
+            init_n,
+            trans_n,
+            init_assign_n,
+            next_assign_n,
+            goal_n,
             sys,
             invar,
             invar_frozen,
@@ -579,7 +489,6 @@ impl Model<'_> {
         self.init_key(self.init.len())
     }
 }
-
 impl Domains {
     /// Every value allowed everywhere.
     fn full(sys: &System, k: usize) -> Domains {
@@ -599,16 +508,19 @@ impl Domains {
             counts: sizes.repeat(k + 1),
             single: single.repeat(k + 1),
             frozen: sys.vars.iter().map(|v| v.frozen).collect(),
-            values: sys.vars.iter().map(|v| v.domain.values()).collect(),
+            sizes,
             work: 0,
             tick: 1,
-            changed: vec![vec![0; sys.vars.len()]; k + 1],
+            changed: vec![0; sys.vars.len() * (k + 1)],
             checked: Vec::new(),
             slots: 0,
             entailed: Vec::new(),
             entail_seen: Vec::new(),
             imaged: Vec::new(),
-            cases: FxMap::default(),
+            arena: Vec::new(),
+            words: 1,
+            memo: Vec::new(),
+            alive: Vec::new(),
         }
     }
 
@@ -620,7 +532,7 @@ impl Domains {
     /// The allowed value indices of `var` at `step`.
     pub fn allowed(&self, var: VarId, step: usize) -> &[bool] {
         let at = self.at(var, self.step_of(var, step));
-        &self.bits[at..at + self.values[var.index()].len()]
+        &self.bits[at..at + self.sizes[var.index()]]
     }
 
     /// Where the set of `var` at `step` (already mapped by `step_of`)
@@ -636,6 +548,7 @@ impl Domains {
         step * self.frozen.len() + var.index()
     }
 
+    #[inline]
     fn step_of(&self, var: VarId, step: usize) -> usize {
         if self.frozen[var.index()] {
             0
@@ -653,6 +566,7 @@ impl Domains {
         }
     }
 
+    #[inline]
     fn n_ok(&self, ctx: &Ctx, var: VarId, step: usize) -> usize {
         let step = self.step_of(var, step);
         match ctx.fix {
@@ -662,6 +576,7 @@ impl Domains {
     }
 
     /// The only allowed index of a copy, if one is left.
+    #[inline]
     fn single_of(&self, ctx: &Ctx, var: VarId, step: usize) -> Option<usize> {
         let step = self.step_of(var, step);
         match ctx.fix {
@@ -670,53 +585,12 @@ impl Domains {
         }
     }
 
-    /// Integer bounds of a copy (of a range variable), without building
-    /// its value set.
-    fn copy_bounds(&self, sys: &System, ctx: &Ctx, var: VarId, step: usize) -> Option<(i64, i64)> {
-        let Domain::Range { lo, .. } = sys.var(var).domain else {
-            return None;
-        };
-        if let Some(j) = self.single_of(ctx, var, step) {
-            return Some((lo + j as i64, lo + j as i64));
-        }
-        let n = self.values[var.index()].len();
-        let first = (0..n).find(|&j| self.ok(ctx, var, step, j))?;
-        let last = (0..n).rev().find(|&j| self.ok(ctx, var, step, j))?;
-        Some((lo + first as i64, lo + last as i64))
-    }
-
-    /// Integer bounds of an expression.
-    fn bounds_of(&mut self, sys: &System, e: &Expr, ctx: &Ctx) -> Option<(i64, i64)> {
-        if let Expr::Const(Value::Int(i)) = e {
-            self.work += 1;
-            return Some((*i, *i));
-        }
-        match Self::copy_of(e, ctx) {
-            Some((v, s)) => {
-                self.work += 1;
-                self.copy_bounds(sys, ctx, v, s)
-            }
-            None => self.eval(sys, e, ctx).bounds(),
-        }
-    }
-
     /// Computes the domains of `sys` unrolled to bound `k`.
     pub fn compute(sys: &System, k: usize) -> Domains {
         let m = Model::new(sys, k);
         let mut d = Domains::full(sys, k);
-        let mut cases = FxMap::default();
-        let assigns = sys.init_assign.iter().chain(&sys.next_assign);
-        for e in m.invar.iter().chain(&m.init).chain(&m.trans) {
-            index_cases(sys, e, &mut cases);
-        }
-        for e in assigns
-            .map(|a| &a.value)
-            .chain(sys.defines.iter().map(|d| &d.expr))
-        {
-            index_cases(sys, e, &mut cases);
-        }
-        index_cases(sys, &sys.goal, &mut cases);
-        d.cases = cases;
+        d.words = m.prog.words;
+        d.memo = vec![[Memo::default(); 2]; m.prog.define_reads.len()];
         d.slots = m.slots;
         d.checked = vec![0; m.slots * (k + 1)];
         d.entailed = vec![false; m.keys()];
@@ -755,19 +629,18 @@ impl Domains {
                 break;
             }
         }
-        d.cases = FxMap::default();
+        d.arena = Vec::new();
         d
     }
 
     fn remove(&mut self, var: VarId, step: usize, i: usize) {
         let s = self.step_of(var, step);
-        let v = var.index();
         let at = self.at(var, s);
         if self.bits[at + i] {
             self.tick += 1;
-            self.changed[s][v] = self.tick;
-            self.bits[at + i] = false;
             let c = self.copy_index(var, s);
+            self.changed[c] = self.tick;
+            self.bits[at + i] = false;
             self.counts[c] -= 1;
             self.single[c] = match self.counts[c] {
                 1 => self.allowed(var, s).iter().position(|&x| x),
@@ -797,7 +670,7 @@ impl Domains {
                     .invar
                     .iter()
                     .filter(|(c, ..)| m.invar_frozen[*c])
-                    .all(|(c, ..)| self.eval(m.sys, &m.invar[*c], &ctx).truth().0);
+                    .all(|(c, ..)| self.may(&m.prog, m.invar_n[*c], &ctx));
                 if !ok {
                     self.remove(x, 0, j);
                 }
@@ -851,13 +724,18 @@ impl Domains {
                 continue;
             }
             self.imaged[key] = self.tick;
-            let img = self.eval_set(sys, &a.value, &ctx);
-            for j in 0..self.values[a.var.index()].len() {
-                if self.allowed(a.var, t)[j] && !img.admits(&self.values[a.var.index()][j]) {
+            let node = match t {
+                0 => m.init_assign_n[i],
+                _ => m.next_assign_n[i],
+            };
+            let img = self.eval(&m.prog, node, &ctx);
+            for j in 0..self.sizes[a.var.index()] {
+                if self.allowed(a.var, t)[j] && !self.admits(&m.prog, img, a.var, j) {
                     self.remove(a.var, t, j);
                     changed = true;
                 }
             }
+            self.free(img);
         }
         changed
     }
@@ -870,7 +748,9 @@ impl Domains {
             if var.frozen || self.counts[self.copy_index(x, t)] < 2 {
                 continue;
             }
-            let mut alive = self.allowed(x, t).to_vec();
+            let mut alive = std::mem::take(&mut self.alive);
+            alive.clear();
+            alive.extend_from_slice(self.allowed(x, t));
             self.prune_var(m, x, t, &mut alive);
             for (j, &a) in alive.iter().enumerate() {
                 if !a && self.allowed(x, t)[j] {
@@ -878,6 +758,7 @@ impl Domains {
                     changed = true;
                 }
             }
+            self.alive = alive;
         }
         changed
     }
@@ -900,11 +781,11 @@ impl Domains {
             if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
                 continue;
             }
-            if self.entails(key, &deps, sys, &m.invar[*c], &here) {
+            if self.entails(key, &deps, &m.prog, m.invar_n[*c], &here) {
                 continue;
             }
             self.filter(x, t, alive, cls, &here, |d, ctx| {
-                d.may(sys, &m.invar[*c], ctx)
+                d.may(&m.prog, m.invar_n[*c], ctx)
             });
         }
         if t == 0 {
@@ -915,11 +796,11 @@ impl Domains {
                 if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
                     continue;
                 }
-                if self.entails(key, &deps, sys, &m.init[*c], &here) {
+                if self.entails(key, &deps, &m.prog, m.init_n[*c], &here) {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &here, |d, ctx| {
-                    d.may(sys, &m.init[*c], ctx)
+                    d.may(&m.prog, m.init_n[*c], ctx)
                 });
             }
             for (i, cls, slot) in &u.init_assign {
@@ -933,7 +814,7 @@ impl Domains {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &here, |d, ctx| {
-                    d.meets(sys, &a.value, a.var, 0, ctx)
+                    d.meets(&m.prog, m.init_assign_n[*i], a.var, 0, ctx)
                 });
             }
         } else {
@@ -945,11 +826,11 @@ impl Domains {
                 if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
                     continue;
                 }
-                if self.entails(key, &deps, sys, &m.trans[*c], &before) {
+                if self.entails(key, &deps, &m.prog, m.trans_n[*c], &before) {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &before, |d, ctx| {
-                    d.may(sys, &m.trans[*c], ctx)
+                    d.may(&m.prog, m.trans_n[*c], ctx)
                 });
             }
             for (i, cls, slot) in &u.next_next {
@@ -963,7 +844,7 @@ impl Domains {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &before, |d, ctx| {
-                    d.meets(sys, &a.value, a.var, t, ctx)
+                    d.meets(&m.prog, m.next_assign_n[*i], a.var, t, ctx)
                 });
             }
         }
@@ -976,11 +857,11 @@ impl Domains {
                 if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
                     continue;
                 }
-                if self.entails(key, &deps, sys, &m.trans[*c], &after) {
+                if self.entails(key, &deps, &m.prog, m.trans_n[*c], &after) {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &after, |d, ctx| {
-                    d.may(sys, &m.trans[*c], ctx)
+                    d.may(&m.prog, m.trans_n[*c], ctx)
                 });
             }
             for (i, cls, slot) in &u.next_cur {
@@ -994,14 +875,16 @@ impl Domains {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &after, |d, ctx| {
-                    d.meets(sys, &a.value, a.var, t + 1, ctx)
+                    d.meets(&m.prog, m.next_assign_n[*i], a.var, t + 1, ctx)
                 });
             }
         }
         if t == m.k {
             if let Some((_, cls, slot)) = &u.goal {
                 if !self.up_to_date(*slot, x, t, &[(&m.goal_reads.cur, t)]) {
-                    self.filter(x, t, alive, cls, &here, |d, ctx| d.may(sys, &sys.goal, ctx));
+                    self.filter(x, t, alive, cls, &here, |d, ctx| {
+                        d.may(&m.prog, m.goal_n, ctx)
+                    });
                 }
             }
         }
@@ -1016,8 +899,8 @@ impl Domains {
         &mut self,
         key: usize,
         deps: &[(&[VarId], usize)],
-        sys: &System,
-        e: &Expr,
+        p: &Program,
+        e: NodeId,
         ctx: &Ctx,
     ) -> bool {
         if self.entailed[key] {
@@ -1028,7 +911,7 @@ impl Domains {
             return false;
         }
         self.entail_seen[key] = self.tick;
-        let (t, f) = self.eval(sys, e, ctx).truth();
+        let (t, f) = self.truth(p, e, ctx);
         self.entailed[key] = t && !f;
         self.entailed[key]
     }
@@ -1057,17 +940,17 @@ impl Domains {
         last: u64,
         except: Option<(VarId, usize)>,
     ) -> bool {
-        deps.iter().all(|(vars, step)| {
+        deps.iter().all(|&(vars, step)| {
             vars.iter().all(|&v| {
-                let s = self.step_of(v, *step);
-                Some((v, s)) == except || self.changed[s][v.index()] <= last
+                let s = self.step_of(v, step);
+                self.changed[self.copy_index(v, s)] <= last || Some((v, s)) == except
             })
         })
     }
 
     /// Whether `e` may be true.
-    fn may(&mut self, sys: &System, e: &Expr, ctx: &Ctx) -> bool {
-        self.eval(sys, e, ctx).truth().0
+    fn may(&mut self, p: &Program, e: NodeId, ctx: &Ctx) -> bool {
+        self.truth(p, e, ctx).0
     }
 
     /// Clears `alive[j]` where `ok` fails with `x` at `t` fixed to `j`;
@@ -1104,13 +987,20 @@ impl Domains {
                         alive[j] = false;
                     }
                 }
-                let outside = |j: &usize| cs.binary_search(j).is_err();
-                let rep = (0..alive.len()).find(|j| alive[*j] && outside(j));
+                // The values outside the (sorted) class, in order.
+                let outside = |n: usize| {
+                    let mut k = 0;
+                    (0..n).filter(move |&j| {
+                        while k < cs.len() && cs[k] < j {
+                            k += 1;
+                        }
+                        k == cs.len() || cs[k] != j
+                    })
+                };
+                let rep = outside(alive.len()).find(|&j| alive[j]);
                 if let Some(r) = rep {
                     if !test(self, r) {
-                        (0..alive.len())
-                            .filter(outside)
-                            .for_each(|j| alive[j] = false);
+                        outside(alive.len()).for_each(|j| alive[j] = false);
                     }
                 }
             }
@@ -1118,42 +1008,232 @@ impl Domains {
     }
 
     /// Whether assignment `value` can give `var` at `step` an allowed value.
-    fn meets(&mut self, sys: &System, value: &Expr, var: VarId, step: usize, ctx: &Ctx) -> bool {
-        let img = self.eval_set(sys, value, ctx);
-        self.values[var.index()]
-            .iter()
-            .enumerate()
-            .any(|(j, v)| self.ok(ctx, var, step, j) && img.admits(v))
+    fn meets(&mut self, p: &Program, value: NodeId, var: VarId, step: usize, ctx: &Ctx) -> bool {
+        let img = self.eval(p, value, ctx);
+        let n = self.sizes[var.index()];
+        let out = match (img, &p.places[var.index()]) {
+            // Only the image's own values need a look (same answer as
+            // trying every allowed value).
+            (Abs::V(o), Place::Range { first, .. }) => {
+                let first = *first as usize;
+                (0..self.words).any(|w| {
+                    let mut bits = self.arena[o + w];
+                    while bits != 0 {
+                        let u = w * 64 + bits.trailing_zeros() as usize;
+                        bits &= bits - 1;
+                        match u.checked_sub(first) {
+                            Some(j) if j < n && self.ok(ctx, var, step, j) => return true,
+                            _ => {}
+                        }
+                    }
+                    false
+                })
+            }
+            _ => (0..n).any(|j| self.ok(ctx, var, step, j) && self.admits(p, img, var, j)),
+        };
+        self.free(img);
+        out
     }
 
-    /// The values of a variable copy.
-    fn var_abs(&self, sys: &System, var: VarId, step: usize, ctx: &Ctx) -> Abs {
-        let dom = &sys.var(var).domain;
-        match dom {
-            Domain::Bool => b(self.ok(ctx, var, step, 1), self.ok(ctx, var, step, 0)),
-            Domain::Range { lo, hi } if self.n_ok(ctx, var, step) == dom.size() => Abs::R(*lo, *hi),
-            _ => {
-                let mut vs: Vec<Value> = self.values[var.index()]
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| self.ok(ctx, var, step, *j))
-                    .map(|(_, v)| v.clone())
-                    .collect();
-                // Symbols are kept in declaration order by the domain;
-                // integers are sorted already.
-                if matches!(dom, Domain::Enum(_)) {
-                    vs.sort();
+    /// Whether value `j` of `var` is a possible value of `a`.
+    #[inline]
+    fn admits(&self, p: &Program, a: Abs, var: VarId, j: usize) -> bool {
+        match (a, &p.places[var.index()]) {
+            (Abs::Top, _) => true,
+            (Abs::B { t, f }, Place::Bool) => {
+                if j == 1 {
+                    t
+                } else {
+                    f
                 }
-                Abs::V(vs)
+            }
+            (Abs::V(o), Place::Range { first, .. }) => self.has(o, *first as usize + j),
+            (Abs::V(o), Place::Enum(uids)) => self.has(o, uids[j] as usize),
+            (Abs::R(lo, hi), Place::Range { lo: base, .. }) => {
+                let i = base + j as i64;
+                lo <= i && i <= hi
+            }
+            _ => false,
+        }
+    }
+
+    // The value sets of the arena.
+
+    /// A new empty set on top of the arena.
+    #[inline]
+    fn new_set(&mut self) -> usize {
+        let o = self.arena.len();
+        self.arena.resize(o + self.words, 0);
+        o
+    }
+
+    #[inline]
+    fn has(&self, o: usize, u: usize) -> bool {
+        self.arena[o + u / 64] >> (u % 64) & 1 == 1
+    }
+
+    #[inline]
+    fn insert(&mut self, o: usize, u: usize) {
+        self.arena[o + u / 64] |= 1 << (u % 64);
+    }
+
+    /// Adds set `from` to set `to` and drops `from` (the top set).
+    #[inline]
+    fn union_into(&mut self, to: usize, from: usize) {
+        for w in 0..self.words {
+            self.arena[to + w] |= self.arena[from + w];
+        }
+        self.arena.truncate(from);
+    }
+
+    fn set_len(&self, o: usize) -> u32 {
+        self.arena[o..o + self.words]
+            .iter()
+            .map(|w| w.count_ones())
+            .sum()
+    }
+
+    /// The least and greatest value of a set of integers (`None` when
+    /// empty or when it holds a symbol).
+    fn set_bounds(&self, p: &Program, o: usize) -> Option<(i64, i64)> {
+        let set = &self.arena[o..o + self.words];
+        let first = set.iter().position(|&w| w != 0)?;
+        let last = set.iter().rposition(|&w| w != 0)?;
+        let lo = first * 64 + set[first].trailing_zeros() as usize;
+        let hi = last * 64 + 63 - set[last].leading_zeros() as usize;
+        if hi >= p.ints.len() {
+            return None;
+        }
+        Some((p.int_of(lo)?, p.int_of(hi)?))
+    }
+
+    /// Drops the set of `a`, if it has one (with every set above it).
+    #[inline]
+    fn free(&mut self, a: Abs) {
+        if let Abs::V(o) = a {
+            self.arena.truncate(o);
+        }
+    }
+
+    fn is_empty(&self, a: Abs) -> bool {
+        match a {
+            Abs::B { t, f } => !t && !f,
+            Abs::V(o) => self.arena[o..o + self.words].iter().all(|&w| w == 0),
+            Abs::R(lo, hi) => lo > hi,
+            Abs::Top => false,
+        }
+    }
+
+    /// Integer bounds; `None` when unknown (or not integers).
+    fn abs_bounds(&self, p: &Program, a: Abs) -> Option<(i64, i64)> {
+        match a {
+            Abs::R(lo, hi) => Some((lo, hi)),
+            Abs::V(o) => self.set_bounds(p, o),
+            _ => None,
+        }
+    }
+
+    /// The join of `a` and `c`, whose sets (if any) are the top of the
+    /// arena, `a`'s below `c`'s; the result's set replaces them.
+    fn join(&mut self, p: &Program, a: Abs, c: Abs) -> Abs {
+        if self.is_empty(a) {
+            return match (a, c) {
+                (Abs::V(x), Abs::V(y)) => {
+                    self.arena.copy_within(y..y + self.words, x);
+                    self.arena.truncate(x + self.words);
+                    Abs::V(x)
+                }
+                _ => {
+                    self.free(a);
+                    c
+                }
+            };
+        }
+        if self.is_empty(c) {
+            self.free(c);
+            return a;
+        }
+        match (a, c) {
+            (Abs::B { t, f }, Abs::B { t: t2, f: f2 }) => b(t || t2, f || f2),
+            (Abs::V(x), Abs::V(y)) => {
+                self.union_into(x, y);
+                Abs::V(x)
+            }
+            _ => {
+                let out = match (self.abs_bounds(p, a), self.abs_bounds(p, c)) {
+                    (Some((l1, h1)), Some((l2, h2))) => Abs::R(l1.min(l2), h1.max(h2)),
+                    _ => Abs::Top,
+                };
+                self.free(a);
+                self.free(c);
+                out
             }
         }
     }
 
-    /// `var = value` at `step`, without building the value set.
-    fn eq_const(&self, sys: &System, var: VarId, step: usize, c: &Value, ctx: &Ctx) -> Abs {
-        let dom = &sys.var(var).domain;
+    fn acc(&mut self) -> Acc {
+        Acc {
+            vals: self.new_set(),
+            rest: None,
+        }
+    }
+
+    fn acc_add(&mut self, p: &Program, acc: &mut Acc, a: Abs) {
+        match a {
+            Abs::V(o) => self.union_into(acc.vals, o),
+            a => {
+                let rest = acc.rest.take().unwrap_or(b(false, false));
+                acc.rest = Some(self.join(p, rest, a));
+            }
+        }
+    }
+
+    fn acc_finish(&mut self, p: &Program, acc: Acc) -> Abs {
+        let vals = Abs::V(acc.vals);
+        match acc.rest {
+            Some(rest) => self.join(p, rest, vals),
+            None => vals,
+        }
+    }
+
+    /// The values of a variable copy.
+    fn var_abs(&mut self, p: &Program, var: VarId, step: usize, ctx: &Ctx) -> Abs {
+        match &p.places[var.index()] {
+            Place::Bool => b(self.ok(ctx, var, step, 1), self.ok(ctx, var, step, 0)),
+            Place::Range { first, lo, hi } => {
+                let n = self.sizes[var.index()];
+                if self.n_ok(ctx, var, step) == n {
+                    return Abs::R(*lo, *hi);
+                }
+                let o = self.new_set();
+                if let Some(j) = self.single_of(ctx, var, step) {
+                    self.insert(o, *first as usize + j);
+                } else {
+                    let at = self.at(var, self.step_of(var, step));
+                    for j in 0..n {
+                        if self.bits[at + j] {
+                            self.insert(o, *first as usize + j);
+                        }
+                    }
+                }
+                Abs::V(o)
+            }
+            Place::Enum(uids) => {
+                let o = self.new_set();
+                for (j, &u) in uids.iter().enumerate() {
+                    if self.ok(ctx, var, step, j) {
+                        self.insert(o, u as usize);
+                    }
+                }
+                Abs::V(o)
+            }
+        }
+    }
+
+    /// `var = value j of var2` at `step`, without building the value set.
+    fn eq_const(&self, ctx: &Ctx, var: VarId, step: usize, j: Option<usize>) -> Abs {
         let n = self.n_ok(ctx, var, step);
-        match super::unroll::index_of(dom, c) {
+        match j {
             Some(j) => {
                 let t = self.ok(ctx, var, step, j);
                 b(t, n > t as usize)
@@ -1162,78 +1242,206 @@ impl Domains {
         }
     }
 
-    /// The copy an expression names: `Var` at `cur`, `Next` at `next`.
-    fn copy_of(e: &Expr, ctx: &Ctx) -> Option<(VarId, usize)> {
-        match e {
-            Expr::Var(v) => Some((*v, ctx.cur)),
-            Expr::Next(v) => ctx.next.map(|s| (*v, s)),
+    /// The copy a node names: `Var` at `cur`, `Next` at `next`.
+    #[inline]
+    fn copy_of(p: &Program, e: NodeId, ctx: &Ctx) -> Option<(VarId, usize)> {
+        match p.nodes[e as usize] {
+            Node::Copy { var, next: false } => Some((var, ctx.cur)),
+            Node::Copy { var, next: true } => ctx.next.map(|s| (var, s)),
             _ => None,
         }
     }
 
-    /// Abstract value of an assignment right-hand side (with `Set`).
-    fn eval_set(&mut self, sys: &System, e: &Expr, ctx: &Ctx) -> Abs {
-        self.eval(sys, e, ctx)
+    /// Integer bounds of a copy (of a range variable), without building
+    /// its value set.
+    fn copy_bounds(&self, p: &Program, ctx: &Ctx, var: VarId, step: usize) -> Option<(i64, i64)> {
+        let Place::Range { lo, .. } = p.places[var.index()] else {
+            return None;
+        };
+        if let Some(j) = self.single_of(ctx, var, step) {
+            return Some((lo + j as i64, lo + j as i64));
+        }
+        let n = self.sizes[var.index()];
+        let first = (0..n).find(|&j| self.ok(ctx, var, step, j))?;
+        let last = (0..n).rev().find(|&j| self.ok(ctx, var, step, j))?;
+        Some((lo + first as i64, lo + last as i64))
     }
 
-    fn eval(&mut self, sys: &System, e: &Expr, ctx: &Ctx) -> Abs {
-        self.work += 1;
-        match e {
-            Expr::Const(Value::Bool(x)) => b(*x, !*x),
-            Expr::Const(v) => Abs::V(vec![v.clone()]),
-            Expr::Var(_) | Expr::Next(_) => match Self::copy_of(e, ctx) {
-                Some((v, s)) => self.var_abs(sys, v, s, ctx),
-                None => Abs::Top,
-            },
-            Expr::Define(d) => match sys.defines.get(d.0 as usize) {
-                Some(def) => self.eval(sys, &def.expr, ctx),
-                None => Abs::Top,
-            },
-            Expr::Not(a) => {
-                let (t, f) = self.eval(sys, a, ctx).truth();
-                b(f, t)
+    /// Integer bounds of an expression.
+    fn bounds_of(&mut self, p: &Program, e: NodeId, ctx: &Ctx) -> Option<(i64, i64)> {
+        if let Node::Val { int: Some(i), .. } = p.nodes[e as usize] {
+            self.work += 1;
+            return Some((i, i));
+        }
+        match Self::copy_of(p, e, ctx) {
+            Some((v, s)) => {
+                self.work += 1;
+                self.copy_bounds(p, ctx, v, s)
             }
-            Expr::And(xs) => {
+            None => {
+                let a = self.eval(p, e, ctx);
+                let out = self.abs_bounds(p, a);
+                self.free(a);
+                out
+            }
+        }
+    }
+
+    /// Whether `e` may be true, may be false: [`Domains::eval`] without
+    /// the abstract value for the boolean nodes.
+    fn truth(&mut self, p: &Program, e: NodeId, ctx: &Ctx) -> (bool, bool) {
+        match p.nodes[e as usize] {
+            Node::Bool(x) => {
+                self.work += 1;
+                (x, !x)
+            }
+            Node::EqConst { var, next, j } => {
+                self.work += 1;
+                let s = match next {
+                    false => Some(ctx.cur),
+                    true => ctx.next,
+                };
+                match s {
+                    Some(s) => {
+                        let n = self.n_ok(ctx, var, s);
+                        match j {
+                            Some(j) => {
+                                let t = self.ok(ctx, var, s, j as usize);
+                                (t, n > t as usize)
+                            }
+                            None => (false, n > 0),
+                        }
+                    }
+                    // Both sides evaluated: anything against a constant.
+                    None => {
+                        self.work += 2;
+                        (true, true)
+                    }
+                }
+            }
+            Node::Define { body, memo } => {
+                self.work += 1;
+                let fix = ctx
+                    .fix
+                    .filter(|f| p.define_reads[memo as usize].binary_search(&f.0).is_ok());
+                let slots = &self.memo[memo as usize];
+                for m in slots {
+                    if m.tick == self.tick && m.cur == ctx.cur && m.next == ctx.next && m.fix == fix
+                    {
+                        self.work += m.work;
+                        return m.truth;
+                    }
+                }
+                let w0 = self.work;
+                let truth = self.truth(p, body, ctx);
+                let slots = &mut self.memo[memo as usize];
+                // Keep the more recent one.
+                let old = (slots[0].tick > slots[1].tick) as usize;
+                slots[old] = Memo {
+                    tick: self.tick,
+                    cur: ctx.cur,
+                    next: ctx.next,
+                    fix,
+                    truth,
+                    work: self.work - w0,
+                };
+                truth
+            }
+            Node::Not(a) => {
+                self.work += 1;
+                let (t, f) = self.truth(p, a, ctx);
+                (f, t)
+            }
+            Node::Copy { var, next } if matches!(p.places[var.index()], Place::Bool) => {
+                self.work += 1;
+                let s = match next {
+                    false => Some(ctx.cur),
+                    true => ctx.next,
+                };
+                match s {
+                    Some(s) => (self.ok(ctx, var, s, 1), self.ok(ctx, var, s, 0)),
+                    None => (true, true),
+                }
+            }
+            Node::And(xs) => {
+                self.work += 1;
                 let mut t = true;
                 let mut f = false;
-                for x in xs {
-                    let (xt, xf) = self.eval(sys, x, ctx).truth();
+                for &x in &p.kids[xs.range()] {
+                    let (xt, xf) = self.truth(p, x, ctx);
                     if !xt {
-                        return b(false, true);
+                        return (false, true);
                     }
                     t &= xt;
                     f |= xf;
                 }
-                b(t, f)
+                (t, f)
             }
-            Expr::Or(xs) => {
+            Node::Or(xs) => {
+                self.work += 1;
                 let mut t = false;
                 let mut f = true;
-                for x in xs {
-                    let (xt, xf) = self.eval(sys, x, ctx).truth();
+                for &x in &p.kids[xs.range()] {
+                    let (xt, xf) = self.truth(p, x, ctx);
                     if !xf {
-                        return b(true, false);
+                        return (true, false);
                     }
                     t |= xt;
                     f &= xf;
                 }
+                (t, f)
+            }
+            Node::Implies(x, y) => {
+                self.work += 1;
+                let (pt, pf) = self.truth(p, x, ctx);
+                let (qt, qf) = self.truth(p, y, ctx);
+                (pf || qt, pt && qf)
+            }
+            Node::Iff(x, y) => {
+                self.work += 1;
+                let (pt, pf) = self.truth(p, x, ctx);
+                let (qt, qf) = self.truth(p, y, ctx);
+                ((pt && qt) || (pf && qf), (pt && qf) || (pf && qt))
+            }
+            _ => {
+                let a = self.eval(p, e, ctx);
+                self.free(a);
+                a.truth()
+            }
+        }
+    }
+
+    fn eval(&mut self, p: &Program, e: NodeId, ctx: &Ctx) -> Abs {
+        self.work += 1;
+        match p.nodes[e as usize] {
+            // Boolean nodes: [`Domains::truth`] counts their work.
+            Node::Bool(_)
+            | Node::EqConst { .. }
+            | Node::Not(_)
+            | Node::And(_)
+            | Node::Or(_)
+            | Node::Implies(..)
+            | Node::Iff(..) => {
+                self.work -= 1;
+                let (t, f) = self.truth(p, e, ctx);
                 b(t, f)
             }
-            Expr::Implies(p, q) => {
-                let (pt, pf) = self.eval(sys, p, ctx).truth();
-                let (qt, qf) = self.eval(sys, q, ctx).truth();
-                b(pf || qt, pt && qf)
+            Node::Val { u, .. } => {
+                let o = self.new_set();
+                self.insert(o, u as usize);
+                Abs::V(o)
             }
-            Expr::Iff(p, q) => {
-                let (pt, pf) = self.eval(sys, p, ctx).truth();
-                let (qt, qf) = self.eval(sys, q, ctx).truth();
-                b((pt && qt) || (pf && qf), (pt && qf) || (pf && qt))
-            }
-            Expr::Eq(p, q) => self.eval_eq(sys, p, q, ctx),
-            Expr::Lt(p, q) | Expr::Le(p, q) => {
-                let strict = matches!(e, Expr::Lt(..));
+            Node::Copy { .. } => match Self::copy_of(p, e, ctx) {
+                Some((v, s)) => self.var_abs(p, v, s, ctx),
+                None => Abs::Top,
+            },
+            Node::Define { body, .. } => self.eval(p, body, ctx),
+            Node::Missing => Abs::Top,
+            Node::Eq(x, y) => self.eval_eq(p, x, y, ctx),
+            Node::Lt(x, y) | Node::Le(x, y) => {
+                let strict = matches!(p.nodes[e as usize], Node::Lt(..));
                 let (Some((al, ah)), Some((bl, bh))) =
-                    (self.bounds_of(sys, p, ctx), self.bounds_of(sys, q, ctx))
+                    (self.bounds_of(p, x, ctx), self.bounds_of(p, y, ctx))
                 else {
                     return EITHER;
                 };
@@ -1243,10 +1451,10 @@ impl Domains {
                     b(al <= bh, ah > bl)
                 }
             }
-            Expr::Add(xs) => {
+            Node::Add(xs) => {
                 let (mut lo, mut hi) = (0i64, 0i64);
-                for x in xs {
-                    let Some((l, h)) = self.bounds_of(sys, x, ctx) else {
+                for &x in &p.kids[xs.range()] {
+                    let Some((l, h)) = self.bounds_of(p, x, ctx) else {
                         return Abs::Top;
                     };
                     lo += l;
@@ -1254,85 +1462,78 @@ impl Domains {
                 }
                 Abs::R(lo, hi)
             }
-            Expr::Sub(p, q) => match (self.bounds_of(sys, p, ctx), self.bounds_of(sys, q, ctx)) {
+            Node::Sub(x, y) => match (self.bounds_of(p, x, ctx), self.bounds_of(p, y, ctx)) {
                 (Some((al, ah)), Some((bl, bh))) => Abs::R(al - bh, ah - bl),
                 _ => Abs::Top,
             },
-            Expr::Count(xs) => {
+            Node::Count(xs) => {
                 let (mut lo, mut hi) = (0i64, 0i64);
-                for x in xs {
-                    let (t, f) = self.eval(sys, x, ctx).truth();
+                for &x in &p.kids[xs.range()] {
+                    let (t, f) = self.truth(p, x, ctx);
                     hi += t as i64;
                     lo += (t && !f) as i64;
                 }
                 Abs::R(lo, hi)
             }
-            Expr::Ite(c, p, q) => {
-                let (t, f) = self.eval(sys, c, ctx).truth();
+            Node::Ite(c, x, y) => {
+                let (t, f) = self.truth(p, c, ctx);
                 let mut out = b(false, false);
                 if t {
-                    out = out.join(self.eval(sys, p, ctx));
+                    let a = self.eval(p, x, ctx);
+                    out = self.join(p, out, a);
                 }
                 if f {
-                    out = out.join(self.eval(sys, q, ctx));
+                    let a = self.eval(p, y, ctx);
+                    out = self.join(p, out, a);
                 }
                 out
             }
-            Expr::Case(arms) => self.eval_case(sys, arms, ctx),
-            Expr::In(x, items) => {
+            Node::Case { arms, runs } => self.eval_case(p, arms, runs, ctx),
+            Node::In { x, items, consts } => {
+                if let (Some((v, s)), Some(consts)) = (Self::copy_of(p, x, ctx), consts) {
+                    // Distinct allowed values: `f in {1, 1}` hits one.
+                    let hits = p.idx[consts.range()]
+                        .iter()
+                        .filter(|&&j| self.ok(ctx, v, s, j as usize))
+                        .count();
+                    return b(hits > 0, self.n_ok(ctx, v, s) > hits);
+                }
                 let mut t = false;
                 let mut f = true;
-                if let Some((v, s)) = Self::copy_of(x, ctx) {
-                    if items.iter().all(|i| matches!(i, Expr::Const(_))) {
-                        let dom = &sys.var(v).domain;
-                        // Distinct allowed values: `f in {1, 1}` hits one.
-                        let mut hit: Vec<usize> = items
-                            .iter()
-                            .filter_map(|i| match i {
-                                Expr::Const(c) => super::unroll::index_of(dom, c),
-                                _ => None,
-                            })
-                            .filter(|&j| self.ok(ctx, v, s, j))
-                            .collect();
-                        hit.sort_unstable();
-                        hit.dedup();
-                        let hits = hit.len();
-                        return b(hits > 0, self.n_ok(ctx, v, s) > hits);
-                    }
-                }
-                for i in items {
-                    let (it, itf) = self.eval_eq(sys, x, i, ctx).truth();
+                for &i in &p.kids[items.range()] {
+                    let a = self.eval_eq(p, x, i, ctx);
+                    let (it, itf) = a.truth();
                     t |= it;
                     f &= itf;
                 }
                 b(t, f)
             }
-            Expr::Set(xs) => {
-                let mut out = Acc::default();
-                for x in xs {
-                    self.add_to(&mut out, sys, x, ctx);
+            Node::Set(xs) => {
+                let mut acc = self.acc();
+                for &x in &p.kids[xs.range()] {
+                    self.add_to(p, &mut acc, x, ctx);
                 }
-                out.finish()
+                self.acc_finish(p, acc)
             }
         }
     }
 
     /// Adds the values of `e` to a union (a constant without building
     /// its one-value set).
-    fn add_to(&mut self, out: &mut Acc, sys: &System, e: &Expr, ctx: &Ctx) {
-        match e {
-            Expr::Const(v @ (Value::Int(_) | Value::Sym(_))) => {
+    fn add_to(&mut self, p: &Program, acc: &mut Acc, e: NodeId, ctx: &Ctx) {
+        match p.nodes[e as usize] {
+            Node::Val { u, .. } => {
                 self.work += 1;
-                out.vals.push(v.clone());
+                self.insert(acc.vals, u as usize);
             }
-            Expr::Set(xs) => {
-                for x in xs {
-                    self.add_to(out, sys, x, ctx);
+            Node::Set(xs) => {
+                for &x in &p.kids[xs.range()] {
+                    self.add_to(p, acc, x, ctx);
                 }
             }
             _ => {
-                let a = self.eval(sys, e, ctx);
-                out.add(a);
+                let a = self.eval(p, e, ctx);
+                self.acc_add(p, acc, a);
             }
         }
     }
@@ -1341,11 +1542,16 @@ impl Domains {
     /// first guard that must. An exclusive run of `x = c` guards is one
     /// look-up per allowed value of `x` instead of one guard per arm (the
     /// same answer as guard by guard).
-    fn eval_case(&mut self, sys: &System, arms: &[(Expr, Expr)], ctx: &Ctx) -> Abs {
-        let runs = self.cases.get(&(arms.as_ptr() as usize)).cloned();
-        let runs: &[Run] = runs.as_deref().unwrap_or(&[]);
-        let mut runs = runs.iter().peekable();
-        let mut out = Acc::default();
+    fn eval_case(
+        &mut self,
+        p: &Program,
+        arms: super::program::Span,
+        runs: super::program::Span,
+        ctx: &Ctx,
+    ) -> Abs {
+        let arms = &p.arms[arms.range()];
+        let mut runs = p.runs[runs.range()].iter().peekable();
+        let mut acc = self.acc();
         let mut i = 0;
         while i < arms.len() {
             let run = runs.next_if(|r| r.arms.start == i);
@@ -1358,7 +1564,7 @@ impl Domains {
                 let mut hits = 0;
                 if let Some(j) = self.single_of(ctx, v, s) {
                     if let Some(a) = run.arm[j] {
-                        self.add_to(&mut out, sys, &arms[a as usize].1, ctx);
+                        self.add_to(p, &mut acc, arms[a as usize].1, ctx);
                         hits = 1;
                     }
                 } else {
@@ -1366,7 +1572,7 @@ impl Domains {
                         if self.ok(ctx, v, s, j) {
                             hits += 1;
                             let a = run.arm[j].unwrap_or_default() as usize;
-                            self.add_to(&mut out, sys, &arms[a].1, ctx);
+                            self.add_to(p, &mut acc, arms[a].1, ctx);
                         }
                     }
                 }
@@ -1379,46 +1585,78 @@ impl Domains {
                 i = run.arms.end;
                 continue;
             }
-            let (g, v) = &arms[i];
-            let (t, f) = self.eval(sys, g, ctx).truth();
+            let (g, v) = arms[i];
+            let (t, f) = self.truth(p, g, ctx);
             if t {
-                self.add_to(&mut out, sys, v, ctx);
+                self.add_to(p, &mut acc, v, ctx);
             }
             if !f {
                 break;
             }
             i += 1;
         }
-        out.finish()
+        self.acc_finish(p, acc)
     }
 
-    fn eval_eq(&mut self, sys: &System, p: &Expr, q: &Expr, ctx: &Ctx) -> Abs {
-        for (x, c) in [(p, q), (q, p)] {
-            if let (Some((v, s)), Expr::Const(c)) = (Self::copy_of(x, ctx), c) {
-                return self.eq_const(sys, v, s, c, ctx);
+    /// The index in `var`'s domain of constant node `c`: `Some(None)` when
+    /// it is not in the domain, `None` when `c` is not a constant.
+    fn const_index(p: &Program, var: VarId, c: NodeId) -> Option<Option<usize>> {
+        match p.nodes[c as usize] {
+            Node::Bool(x) => {
+                Some(matches!(p.places[var.index()], Place::Bool).then_some(x as usize))
             }
+            Node::Val { u, .. } => Some(Self::uid_index(p, var, u as usize)),
+            _ => None,
         }
-        // A copy against a copy with one value left (a step counter).
-        if let (Some((v, s)), Some((w, r))) = (Self::copy_of(p, ctx), Self::copy_of(q, ctx)) {
-            for ((v, s), (w, r)) in [((v, s), (w, r)), ((w, r), (v, s))] {
-                if let Some(j) = self.single_of(ctx, w, r) {
-                    let c = self.values[w.index()][j].clone();
-                    return self.eq_const(sys, v, s, &c, ctx);
+    }
+
+    /// The index in `var`'s domain of universe value `u`.
+    fn uid_index(p: &Program, var: VarId, u: usize) -> Option<usize> {
+        match &p.places[var.index()] {
+            Place::Bool => None,
+            Place::Range { first, lo, hi } => {
+                let j = u.checked_sub(*first as usize)?;
+                (j < (hi - lo + 1).max(0) as usize).then_some(j)
+            }
+            Place::Enum(uids) => uids.iter().position(|&x| x as usize == u),
+        }
+    }
+
+    fn eval_eq(&mut self, p: &Program, x: NodeId, y: NodeId, ctx: &Ctx) -> Abs {
+        for (a, c) in [(x, y), (y, x)] {
+            if let Some((v, s)) = Self::copy_of(p, a, ctx) {
+                if let Some(j) = Self::const_index(p, v, c) {
+                    return self.eq_const(ctx, v, s, j);
                 }
             }
         }
-        let a = self.eval(sys, p, ctx);
-        let c = self.eval(sys, q, ctx);
-        match (&a, &c) {
+        // A copy against a copy with one value left (a step counter).
+        if let (Some((v, s)), Some((w, r))) = (Self::copy_of(p, x, ctx), Self::copy_of(p, y, ctx)) {
+            for ((v, s), (w, r)) in [((v, s), (w, r)), ((w, r), (v, s))] {
+                if let Some(j) = self.single_of(ctx, w, r) {
+                    let i = match &p.places[w.index()] {
+                        Place::Bool => matches!(p.places[v.index()], Place::Bool).then_some(j),
+                        Place::Range { first, .. } => Self::uid_index(p, v, *first as usize + j),
+                        Place::Enum(uids) => Self::uid_index(p, v, uids[j] as usize),
+                    };
+                    return self.eq_const(ctx, v, s, i);
+                }
+            }
+        }
+        let a = self.eval(p, x, ctx);
+        let c = self.eval(p, y, ctx);
+        let out = match (a, c) {
             (Abs::B { t, f }, Abs::B { t: t2, f: f2 }) => {
-                b((*t && *t2) || (*f && *f2), (*t && *f2) || (*f && *t2))
+                b((t && t2) || (f && f2), (t && f2) || (f && t2))
             }
             (Abs::V(xs), Abs::V(ys)) => {
-                let meet = xs.iter().any(|x| ys.binary_search(x).is_ok());
-                let single = xs.len() == 1 && ys.len() == 1 && xs == ys;
+                let meet = (0..self.words).any(|w| self.arena[xs + w] & self.arena[ys + w] != 0);
+                let single = self.set_len(xs) == 1
+                    && self.set_len(ys) == 1
+                    && self.arena[xs..xs + self.words] == self.arena[ys..ys + self.words];
                 b(meet, !single)
             }
-            _ => match (a.bounds(), c.bounds()) {
+            _ => match (self.abs_bounds(p, a), self.abs_bounds(p, c)) {
                 (Some((al, ah)), Some((bl, bh))) => {
                     let meet = al <= bh && bl <= ah;
                     let single = al == ah && bl == bh && al == bl;
@@ -1426,14 +1664,17 @@ impl Domains {
                 }
                 _ => EITHER,
             },
-        }
+        };
+        self.free(a);
+        self.free(c);
+        out
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ir::{Assign, Constraint};
+    use crate::ir::{Assign, Constraint, Domain};
 
     /// A counter `x` on a line `0..=5` that moves by one (or stays), must
     /// end on 5 at bound 5: at step `t` it can only be `t`.

@@ -29,6 +29,7 @@ mod cnf;
 mod domains;
 mod expr;
 mod fold;
+mod program;
 mod solver;
 mod unroll;
 

@@ -1,0 +1,447 @@
+//! Expressions compiled once for the domain analysis
+//! ([`super::domains`]), so that evaluating them allocates nothing and
+//! looks nothing up by name or address.
+//!
+//! Input: a [`System`] and the expressions the analysis evaluates (its
+//! constraint atoms, assignments and goal). Output: a [`Program`]: flat
+//! [`Node`]s whose children are [`NodeId`]s (0-based indices into
+//! [`Program::nodes`]; a DEFINE is compiled once and shared by every
+//! reference), variable reads as `(var, next)`, integer and symbol
+//! constants as [`Uid`]s (0-based indices into the system's sorted value
+//! universe, so a set of values is a bitset), and each `case` with its
+//! exclusive runs of `x = c` guards ([`Run`]) resolved in advance.
+//!
+//! Invariants: the universe holds every integer and symbol constant of
+//! the compiled expressions and every value of every non-boolean domain,
+//! sorted by [`Value`]'s order (all integers, ascending, then all symbols),
+//! without duplicates; a range domain's values are consecutive in it. A
+//! node means exactly what its expression means (the evaluator in
+//! [`super::domains`] gives the same abstract value and counts the same
+//! work as it would on the [`Expr`]).
+
+use crate::ir::{Domain, Expr, System, Value, VarId};
+
+/// A node: its index in [`Program::nodes`] (0-based).
+pub(crate) type NodeId = u32;
+
+/// A value of the universe ([`Program::ints`] then [`Program::syms`]): its
+/// index there (0-based).
+pub(crate) type Uid = u32;
+
+/// Children of an n-ary node: `start..start + len` in [`Program::kids`]
+/// (or in [`Program::arms`] for a `case`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Span {
+    pub start: u32,
+    pub len: u32,
+}
+
+impl Span {
+    pub fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.len) as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Node {
+    Bool(bool),
+    /// An integer or symbol constant; `int` is its integer.
+    Val {
+        u: Uid,
+        int: Option<i64>,
+    },
+    /// `var` (`next == false`) or `next(var)`.
+    Copy {
+        var: VarId,
+        next: bool,
+    },
+    /// A reference to a DEFINE: its compiled body, and its number in
+    /// [`Program::define_reads`] (for the evaluator's memo).
+    Define {
+        body: NodeId,
+        memo: u32,
+    },
+    /// A reference to a DEFINE that does not exist: anything.
+    Missing,
+    Not(NodeId),
+    And(Span),
+    Or(Span),
+    Implies(NodeId, NodeId),
+    Iff(NodeId, NodeId),
+    Eq(NodeId, NodeId),
+    /// `x = c` (either way round, `x` first) for a variable copy `x` and
+    /// a constant `c`: `j` is `c`'s index in `x`'s domain (`None`: not
+    /// in it).
+    EqConst {
+        var: VarId,
+        next: bool,
+        j: Option<u32>,
+    },
+    Lt(NodeId, NodeId),
+    Le(NodeId, NodeId),
+    Add(Span),
+    Sub(NodeId, NodeId),
+    Count(Span),
+    Ite(NodeId, NodeId, NodeId),
+    /// Arms in [`Program::arms`], runs in [`Program::runs`].
+    Case {
+        arms: Span,
+        runs: Span,
+    },
+    /// `x in {items}`; `consts`: when every item is a constant and `x` a
+    /// variable, the distinct value indices of `x`'s domain the items
+    /// name (in [`Program::idx`]).
+    In {
+        x: NodeId,
+        items: Span,
+        consts: Option<Span>,
+    },
+    Set(Span),
+}
+
+/// Consecutive arms of a `case` whose guards are `x = c` for one variable
+/// copy `x` and distinct constants: at most one of them holds, and which
+/// one is a table look-up on the value of `x`.
+#[derive(Clone, Debug)]
+pub(crate) struct Run {
+    /// Arm indices within the `case` (0-based).
+    pub arms: std::ops::Range<usize>,
+    /// The copy: `x` (`next == false`) or `next(x)`.
+    pub var: VarId,
+    pub next: bool,
+    /// `arm[j]`: the arm whose guard is `x = value j`, if any.
+    pub arm: Vec<Option<u32>>,
+    /// The value indices some guard of the run tests.
+    pub hits: Vec<usize>,
+}
+
+/// How a variable's domain values sit in the universe.
+#[derive(Clone, Debug)]
+pub(crate) enum Place {
+    /// Booleans are never in the universe.
+    Bool,
+    /// A range `lo..=hi`: value `j` is [`Uid`] `first + j`.
+    Range { first: Uid, lo: i64, hi: i64 },
+    /// An enumeration: value `j` is `uids[j]`.
+    Enum(Vec<Uid>),
+}
+
+/// The compiled expressions of one system.
+#[derive(Default)]
+pub(crate) struct Program {
+    pub nodes: Vec<Node>,
+    pub kids: Vec<NodeId>,
+    /// `case` arms: `(guard, value)`.
+    pub arms: Vec<(NodeId, NodeId)>,
+    pub runs: Vec<Run>,
+    pub idx: Vec<u32>,
+    /// The universe: these integers (sorted; [`Uid`] `i` is `ints[i]`),
+    /// then these symbols (sorted; [`Uid`] `ints.len() + i` is `syms[i]`).
+    pub ints: Vec<i64>,
+    pub syms: Vec<String>,
+    /// Per variable.
+    pub places: Vec<Place>,
+    /// Words of a value set (bitset over the universe).
+    pub words: usize,
+    /// Compiled DEFINEs, by [`crate::ir::DefineId`].
+    defines: Vec<Option<NodeId>>,
+    /// Per compiled DEFINE (by the `memo` of its [`Node::Define`]): the
+    /// variables it reads, through other DEFINEs.
+    pub define_reads: Vec<Vec<VarId>>,
+}
+
+impl Program {
+    /// A program for `sys` whose universe covers `exprs` (and every
+    /// DEFINE); compile the expressions with [`Program::compile`].
+    pub fn new<'e>(sys: &'e System, exprs: impl IntoIterator<Item = &'e Expr>) -> Program {
+        let mut ints: Vec<i64> = Vec::new();
+        let mut syms: Vec<String> = Vec::new();
+        let mut consts = |e: &'e Expr| {
+            e.visit(&mut |x| match x {
+                Expr::Const(Value::Int(i)) => ints.push(*i),
+                Expr::Const(Value::Sym(s)) => syms.push(s.clone()),
+                _ => {}
+            })
+        };
+        exprs.into_iter().for_each(&mut consts);
+        // DEFINEs are compiled when first referenced: their constants too.
+        sys.defines.iter().for_each(|d| consts(&d.expr));
+        let mut ranges = Vec::new();
+        for var in &sys.vars {
+            match &var.domain {
+                Domain::Bool => {}
+                Domain::Range { lo, hi } => ranges.push((*lo, *hi)),
+                Domain::Enum(names) => syms.extend(names.iter().cloned()),
+            }
+        }
+        ranges.sort_unstable();
+        ranges.dedup();
+        for (lo, hi) in ranges {
+            ints.extend(lo..=hi);
+        }
+        ints.sort_unstable();
+        ints.dedup();
+        syms.sort_unstable();
+        syms.dedup();
+        let n = ints.len();
+        let places = sys
+            .vars
+            .iter()
+            .map(|var| match &var.domain {
+                Domain::Bool => Place::Bool,
+                Domain::Range { lo, hi } => Place::Range {
+                    first: ints.binary_search(lo).unwrap_or_default() as Uid,
+                    lo: *lo,
+                    hi: *hi,
+                },
+                Domain::Enum(names) => Place::Enum(
+                    names
+                        .iter()
+                        .map(|s| (n + syms.binary_search(s).unwrap_or_default()) as Uid)
+                        .collect(),
+                ),
+            })
+            .collect();
+        let words = (n + syms.len()).div_ceil(64).max(1);
+        Program {
+            places,
+            words,
+            defines: vec![None; sys.defines.len()],
+            ints,
+            syms,
+            ..Program::default()
+        }
+    }
+
+    /// The [`Uid`] of a constant in the universe.
+    fn uid(&self, v: &Value) -> Uid {
+        let i = match v {
+            Value::Int(i) => self.ints.binary_search(i).unwrap_or_default(),
+            Value::Sym(s) => self.ints.len() + self.syms.binary_search(s).unwrap_or_default(),
+            Value::Bool(_) => 0,
+        };
+        i as Uid
+    }
+
+    /// The integer of a universe value, if it is one.
+    #[inline]
+    pub fn int_of(&self, u: usize) -> Option<i64> {
+        self.ints.get(u).copied()
+    }
+
+    fn push(&mut self, n: Node) -> NodeId {
+        self.nodes.push(n);
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    fn span(&mut self, ids: Vec<NodeId>) -> Span {
+        let start = self.kids.len() as u32;
+        self.kids.extend_from_slice(&ids);
+        Span {
+            start,
+            len: ids.len() as u32,
+        }
+    }
+
+    fn list(&mut self, sys: &System, xs: &[Expr]) -> Span {
+        let ids: Vec<NodeId> = xs.iter().map(|x| self.compile(sys, x)).collect();
+        self.span(ids)
+    }
+
+    /// Compiles `e` (whose constants must be in the universe).
+    pub fn compile(&mut self, sys: &System, e: &Expr) -> NodeId {
+        let node = match e {
+            Expr::Const(Value::Bool(b)) => Node::Bool(*b),
+            Expr::Const(v) => Node::Val {
+                u: self.uid(v),
+                int: match v {
+                    Value::Int(i) => Some(*i),
+                    _ => None,
+                },
+            },
+            Expr::Var(v) => Node::Copy {
+                var: *v,
+                next: false,
+            },
+            Expr::Next(v) => Node::Copy {
+                var: *v,
+                next: true,
+            },
+            Expr::Define(d) => match sys.defines.get(d.0 as usize) {
+                Some(def) => match self.defines[d.0 as usize] {
+                    Some(n) => return n,
+                    None => {
+                        let body = self.compile(sys, &def.expr);
+                        let (cur, next) = super::analyse::reads(sys, e);
+                        let mut vars: Vec<VarId> = cur.into_iter().chain(next).collect();
+                        vars.sort_unstable();
+                        vars.dedup();
+                        self.define_reads.push(vars);
+                        let node = Node::Define {
+                            body,
+                            memo: (self.define_reads.len() - 1) as u32,
+                        };
+                        let n = self.push(node);
+                        self.defines[d.0 as usize] = Some(n);
+                        return n;
+                    }
+                },
+                None => Node::Missing,
+            },
+            Expr::Not(a) => Node::Not(self.compile(sys, a)),
+            Expr::And(xs) => Node::And(self.list(sys, xs)),
+            Expr::Or(xs) => Node::Or(self.list(sys, xs)),
+            Expr::Add(xs) => Node::Add(self.list(sys, xs)),
+            Expr::Count(xs) => Node::Count(self.list(sys, xs)),
+            Expr::Set(xs) => Node::Set(self.list(sys, xs)),
+            Expr::Implies(a, b) => Node::Implies(self.compile(sys, a), self.compile(sys, b)),
+            Expr::Iff(a, b) => Node::Iff(self.compile(sys, a), self.compile(sys, b)),
+            Expr::Eq(a, b) => match eq_const(sys, a, b) {
+                Some(n) => n,
+                None => Node::Eq(self.compile(sys, a), self.compile(sys, b)),
+            },
+            Expr::Lt(a, b) => Node::Lt(self.compile(sys, a), self.compile(sys, b)),
+            Expr::Le(a, b) => Node::Le(self.compile(sys, a), self.compile(sys, b)),
+            Expr::Sub(a, b) => Node::Sub(self.compile(sys, a), self.compile(sys, b)),
+            Expr::Ite(c, a, b) => Node::Ite(
+                self.compile(sys, c),
+                self.compile(sys, a),
+                self.compile(sys, b),
+            ),
+            Expr::Case(arms) => {
+                let compiled: Vec<(NodeId, NodeId)> = arms
+                    .iter()
+                    .map(|(g, v)| (self.compile(sys, g), self.compile(sys, v)))
+                    .collect();
+                let start = self.arms.len() as u32;
+                self.arms.extend(compiled);
+                let runs = case_runs(sys, arms);
+                let rstart = self.runs.len() as u32;
+                let rlen = runs.len() as u32;
+                self.runs.extend(runs);
+                Node::Case {
+                    arms: Span {
+                        start,
+                        len: arms.len() as u32,
+                    },
+                    runs: Span {
+                        start: rstart,
+                        len: rlen,
+                    },
+                }
+            }
+            Expr::In(x, items) => {
+                let consts = match x.as_ref() {
+                    Expr::Var(v) | Expr::Next(v)
+                        if items.iter().all(|i| matches!(i, Expr::Const(_))) =>
+                    {
+                        let dom = &sys.var(*v).domain;
+                        let mut hit: Vec<u32> = items
+                            .iter()
+                            .filter_map(|i| match i {
+                                Expr::Const(c) => super::unroll::index_of(dom, c),
+                                _ => None,
+                            })
+                            .map(|j| j as u32)
+                            .collect();
+                        hit.sort_unstable();
+                        hit.dedup();
+                        let start = self.idx.len() as u32;
+                        let len = hit.len() as u32;
+                        self.idx.extend(hit);
+                        Some(Span { start, len })
+                    }
+                    _ => None,
+                };
+                Node::In {
+                    x: self.compile(sys, x),
+                    items: self.list(sys, items),
+                    consts,
+                }
+            }
+        };
+        self.push(node)
+    }
+}
+
+/// `x = c` (either way round) as [`Node::EqConst`].
+fn eq_const(sys: &System, a: &Expr, b: &Expr) -> Option<Node> {
+    let (x, c) = match (a, b) {
+        (Expr::Var(_) | Expr::Next(_), Expr::Const(c)) => (a, c),
+        (Expr::Const(c), Expr::Var(_) | Expr::Next(_)) => (b, c),
+        _ => return None,
+    };
+    let (var, next) = match x {
+        Expr::Var(v) => (*v, false),
+        Expr::Next(v) => (*v, true),
+        _ => return None,
+    };
+    let dom = &sys.vars.get(var.index())?.domain;
+    let j = super::unroll::index_of(dom, c).map(|j| j as u32);
+    Some(Node::EqConst { var, next, j })
+}
+
+/// The guard `x = c` (either way round) as `(var, is_next, value index)`;
+/// the index is `None` when `c` is not in the domain (the guard never
+/// holds).
+fn eq_guard(sys: &System, g: &Expr) -> Option<(VarId, bool, Option<usize>)> {
+    let Expr::Eq(a, b) = g else { return None };
+    let (x, c) = match (a.as_ref(), b.as_ref()) {
+        (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c)) => (x, c),
+        (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => (x, c),
+        _ => return None,
+    };
+    let (v, next) = match x {
+        Expr::Var(v) => (*v, false),
+        Expr::Next(v) => (*v, true),
+        _ => return None,
+    };
+    let dom = &sys.vars.get(v.index())?.domain;
+    Some((v, next, super::unroll::index_of(dom, c)))
+}
+
+/// The exclusive runs of two or more arms of a `case`.
+fn case_runs(sys: &System, arms: &[(Expr, Expr)]) -> Vec<Run> {
+    let mut runs: Vec<Run> = Vec::new();
+    let mut cur: Option<Run> = None;
+    for (i, (g, _)) in arms.iter().enumerate() {
+        let guard = eq_guard(sys, g);
+        if let (Some(run), Some((v, next, j))) = (&mut cur, guard) {
+            let fresh = j.is_none_or(|j| run.arm[j].is_none());
+            if run.var == v && run.next == next && fresh {
+                if let Some(j) = j {
+                    run.arm[j] = Some(i as u32);
+                    run.hits.push(j);
+                }
+                run.arms.end = i + 1;
+                continue;
+            }
+        }
+        if let Some(run) = cur.take() {
+            if run.arms.len() > 1 {
+                runs.push(run);
+            }
+        }
+        cur = guard.map(|(v, next, j)| {
+            let mut arm = vec![None; sys.var(v).domain.size()];
+            let mut hits = Vec::new();
+            if let Some(j) = j {
+                arm[j] = Some(i as u32);
+                hits.push(j);
+            }
+            Run {
+                arms: i..i + 1,
+                var: v,
+                next,
+                arm,
+                hits,
+            }
+        });
+    }
+    if let Some(run) = cur.take() {
+        if run.arms.len() > 1 {
+            runs.push(run);
+        }
+    }
+    runs
+}
