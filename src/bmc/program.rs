@@ -445,3 +445,67 @@ fn case_runs(sys: &System, arms: &[(Expr, Expr)]) -> Vec<Run> {
     }
     runs
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Integers first, sorted, then symbols; a range's values consecutive;
+    /// a DEFINE referenced twice compiled once; `x = c` resolved to `c`'s
+    /// index in `x`'s domain (none when outside it).
+    #[test]
+    fn the_universe_is_sorted_and_constants_are_resolved() {
+        let mut sys = System::default();
+        let x = sys.add_var("x", Domain::Range { lo: 2, hi: 4 }, false);
+        let e = sys.add_var("e", Domain::Enum(vec!["q".into(), "p".into()]), false);
+        let d = sys.add_define("d", Expr::eq(Expr::var(x), Expr::int(9)));
+        let atom = Expr::And(vec![
+            d.clone(),
+            d,
+            Expr::eq(Expr::sym("p"), Expr::next(e)),
+            Expr::eq(Expr::var(x), Expr::int(3)),
+        ]);
+        let mut p = Program::new(&sys, [&atom]);
+        let root = p.compile(&sys, &atom);
+        assert_eq!(p.ints, [2, 3, 4, 9]);
+        assert_eq!(p.syms, ["p", "q"]);
+        assert!(matches!(
+            p.places[x.index()],
+            Place::Range {
+                first: 0,
+                lo: 2,
+                hi: 4
+            }
+        ));
+        assert!(matches!(&p.places[e.index()], Place::Enum(u) if u == &[5, 4]));
+        let Node::And(kids) = p.nodes[root as usize] else {
+            panic!("not an And: {:?}", p.nodes[root as usize]);
+        };
+        let kids: Vec<Node> = p.kids[kids.range()]
+            .iter()
+            .map(|&k| p.nodes[k as usize])
+            .collect();
+        let bodies: Vec<NodeId> = kids[..2]
+            .iter()
+            .filter_map(|n| match n {
+                Node::Define { body, .. } => Some(*body),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(bodies.len(), 2);
+        assert_eq!(bodies[0], bodies[1]);
+        assert_eq!(p.define_reads, [vec![x]]);
+        assert!(matches!(
+            p.nodes[bodies[0] as usize],
+            Node::EqConst { var, next: false, j: None } if var == x
+        ));
+        assert!(matches!(
+            kids[2],
+            Node::EqConst { var, next: true, j: Some(1) } if var == e
+        ));
+        assert!(matches!(
+            kids[3],
+            Node::EqConst { var, next: false, j: Some(1) } if var == x
+        ));
+    }
+}
