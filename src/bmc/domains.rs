@@ -36,22 +36,42 @@ use crate::ir::{Expr, System, Value, VarId};
 /// milliseconds in a release build).
 pub(crate) const BUDGET: u64 = 60_000_000;
 
+/// A conjunct of a constraint ("atom"): `p1 | (p2 | (… | leaf))` for
+/// the disjuncts `prefix` that [`atoms`] distributed over a conjunction,
+/// by reference (nothing is copied).
+struct Atom<'e> {
+    prefix: Vec<&'e Expr>,
+    leaf: &'e Expr,
+}
+
+impl<'e> Atom<'e> {
+    fn parts(&self) -> impl Iterator<Item = &'e Expr> + '_ {
+        self.prefix.iter().copied().chain([self.leaf])
+    }
+}
+
 /// A constraint is split into conjuncts ("atoms") so a support check only
 /// evaluates the ones that read the variable under test.
-fn atoms(e: &Expr, sys: &System, out: &mut Vec<Expr>) {
+fn atoms<'e>(e: &'e Expr, sys: &'e System, prefix: &mut Vec<&'e Expr>, out: &mut Vec<Atom<'e>>) {
+    let leaf = |prefix: &Vec<&'e Expr>, out: &mut Vec<Atom<'e>>| {
+        out.push(Atom {
+            prefix: prefix.clone(),
+            leaf: e,
+        })
+    };
     match e {
-        Expr::And(xs) => xs.iter().for_each(|x| atoms(x, sys, out)),
+        Expr::And(xs) => xs.iter().for_each(|x| atoms(x, sys, prefix, out)),
         Expr::Define(d) => match sys.defines.get(d.0 as usize) {
-            Some(def) if matches!(def.expr, Expr::And(_)) => atoms(&def.expr, sys, out),
-            _ => out.push(e.clone()),
+            Some(def) if matches!(def.expr, Expr::And(_)) => atoms(&def.expr, sys, prefix, out),
+            _ => leaf(prefix, out),
         },
         // `a | (b1 & b2 & …)` with a small `a`: `(a | b1) & (a | b2) & …`.
         Expr::Or(xs) if xs.len() == 2 && matches!(xs[1], Expr::And(_)) => {
-            let mut inner = Vec::new();
-            atoms(&xs[1], sys, &mut inner);
-            out.extend(inner.into_iter().map(|b| Expr::Or(vec![xs[0].clone(), b])));
+            prefix.push(&xs[0]);
+            atoms(&xs[1], sys, prefix, out);
+            prefix.pop();
         }
-        _ => out.push(e.clone()),
+        _ => leaf(prefix, out),
     }
 }
 
@@ -196,8 +216,8 @@ struct Reads {
     next_class: Vec<Option<Vec<usize>>>,
 }
 
-/// Reads and classes of `e`, in one walk.
-fn sorted_reads(sys: &System, e: &Expr) -> Reads {
+/// Reads and classes of the disjunction of `parts`, in one walk.
+fn sorted_reads<'e>(sys: &System, parts: impl IntoIterator<Item = &'e Expr>) -> Reads {
     /// Per copy `(var, next)`: the constants compared with, or `None`.
     type Seen = FxMap<(VarId, bool), Option<Vec<usize>>>;
     fn copy(e: &Expr) -> Option<(VarId, bool)> {
@@ -288,7 +308,10 @@ fn sorted_reads(sys: &System, e: &Expr) -> Reads {
         }
     }
     let mut seen = Seen::default();
-    walk(sys, e, &mut seen, &mut vec![false; sys.defines.len()]);
+    let mut defines = vec![false; sys.defines.len()];
+    for e in parts {
+        walk(sys, e, &mut seen, &mut defines);
+    }
     let mut copies: Vec<_> = seen.into_iter().collect();
     copies.sort_unstable_by_key(|&((v, next), _)| (next, v));
     let mut out = Reads::default();
@@ -311,10 +334,10 @@ fn sorted_reads(sys: &System, e: &Expr) -> Reads {
 
 struct Model<'s> {
     sys: &'s System,
-    invar: Vec<Expr>,
+    invar: Vec<Atom<'s>>,
     invar_frozen: Vec<bool>,
-    init: Vec<Expr>,
-    trans: Vec<Expr>,
+    init: Vec<Atom<'s>>,
+    trans: Vec<Atom<'s>>,
     uses: Vec<Uses>,
     /// What each atom, assignment and the goal reads, by the same index.
     invar_reads: Vec<Reads>,
@@ -338,28 +361,32 @@ struct Model<'s> {
 
 impl<'s> Model<'s> {
     fn new(sys: &'s System, k: usize) -> Model<'s> {
-        let split = |cs: &[crate::ir::Constraint]| {
+        let split = |cs: &'s [crate::ir::Constraint]| {
             let mut out = Vec::new();
             for c in cs {
-                atoms(&c.expr, sys, &mut out);
+                atoms(&c.expr, sys, &mut Vec::new(), &mut out);
             }
             out
         };
         let invar = split(&sys.invar);
         let init = split(&sys.init);
         let trans = split(&sys.trans);
-        let all = |es: &[Expr]| es.iter().map(|e| sorted_reads(sys, e)).collect::<Vec<_>>();
+        let all = |es: &[Atom]| {
+            es.iter()
+                .map(|e| sorted_reads(sys, e.parts()))
+                .collect::<Vec<_>>()
+        };
         let invar_reads = all(&invar);
         let init_reads = all(&init);
         let trans_reads = all(&trans);
         let assigns = |xs: &[crate::ir::Assign]| {
             xs.iter()
-                .map(|a| sorted_reads(sys, &a.value))
+                .map(|a| sorted_reads(sys, [&a.value]))
                 .collect::<Vec<_>>()
         };
         let init_assign_reads = assigns(&sys.init_assign);
         let next_assign_reads = assigns(&sys.next_assign);
-        let goal_reads = sorted_reads(sys, &sys.goal);
+        let goal_reads = sorted_reads(sys, [&sys.goal]);
         let mut uses = vec![Uses::default(); sys.vars.len()];
         // Frozen variables are checked against their unary invariants
         // only (windows, pinned values): cheap, and what matters.
@@ -431,15 +458,28 @@ impl<'s> Model<'s> {
             }
         }
         let assigns = sys.init_assign.iter().chain(&sys.next_assign);
-        let exprs = invar.iter().chain(&init).chain(&trans);
+        let constraints = sys.invar.iter().chain(&sys.init).chain(&sys.trans);
+        let exprs = constraints.map(|c| &c.expr);
         let exprs = exprs.chain(assigns.map(|a| &a.value)).chain([&sys.goal]);
         let mut prog = Program::new(sys, exprs);
+        let mut compile_atoms = |atoms: &[Atom]| {
+            atoms
+                .iter()
+                .map(|a| {
+                    let leaf = prog.compile(sys, a.leaf);
+                    a.prefix.iter().rev().fold(leaf, |node, p| {
+                        let p = prog.compile(sys, p);
+                        prog.or(p, node)
+                    })
+                })
+                .collect::<Vec<_>>()
+        };
+        let invar_n = compile_atoms(&invar);
+        let init_n = compile_atoms(&init);
+        let trans_n = compile_atoms(&trans);
         let mut compile = |es: &mut dyn Iterator<Item = &Expr>| {
             es.map(|e| prog.compile(sys, e)).collect::<Vec<_>>()
         };
-        let invar_n = compile(&mut invar.iter());
-        let init_n = compile(&mut init.iter());
-        let trans_n = compile(&mut trans.iter());
         let init_assign_n = compile(&mut sys.init_assign.iter().map(|a| &a.value));
         let next_assign_n = compile(&mut sys.next_assign.iter().map(|a| &a.value));
         let goal_n = prog.compile(sys, &sys.goal);

@@ -248,6 +248,12 @@ impl Program {
         self.span(ids)
     }
 
+    /// `a | b`.
+    pub fn or(&mut self, a: NodeId, b: NodeId) -> NodeId {
+        let kids = self.span(vec![a, b]);
+        self.push(Node::Or(kids))
+    }
+
     /// Compiles `e` (whose constants must be in the universe).
     pub fn compile(&mut self, sys: &System, e: &Expr) -> NodeId {
         let node = match e {
