@@ -760,34 +760,31 @@ impl<S: Sink> Unroller<'_, S> {
         if guard.contains(&!self.top()) {
             return Ok(());
         }
-        // Decided by the constant copies: nothing to encode, or "the guard
-        // is false".
-        match self.fold(e, at) {
-            Some(Value::Bool(true)) => return Ok(()),
-            Some(Value::Bool(false)) => return self.clause_under(guard, &[]),
-            _ => {}
+        let folded = match e {
+            // Their operands are folded one by one, once (see below).
+            Expr::And(_) | Expr::Or(_) => None,
+            _ => self.fold_bool(e, at),
+        };
+        self.assert_folded(guard, e, at, folded)
+    }
+
+    /// [`Self::assert_under`] once `e` is folded (`folded`; `None` is not
+    /// trusted for a junction, whose operands are folded here): decided
+    /// by the constant copies, it is nothing to encode, or "the guard is
+    /// false".
+    fn assert_folded(&mut self, guard: &[Lit], e: &Expr, at: At, folded: Option<bool>) -> R<()> {
+        match folded {
+            Some(true) => return Ok(()),
+            Some(false) => return self.clause_under(guard, &[]),
+            None => {}
         }
         match e {
             Expr::Const(Value::Bool(true)) => Ok(()),
-            Expr::And(xs) => xs.iter().try_for_each(|x| self.assert_under(guard, x, at)),
+            Expr::And(xs) => self.assert_junction(guard, xs, at, false),
+            Expr::Or(xs) => self.assert_junction(guard, xs, at, true),
             Expr::Implies(a, b) => {
                 let a = self.lit(a, at)?;
                 self.assert_under(&Self::with(guard, a), b, at)
-            }
-            Expr::Or(xs) => {
-                // `a | (b & c)`: assert `b & c` under `!a` (no variable for
-                // the conjunction).
-                if let Some(i) = xs.iter().position(is_conjunction) {
-                    let mut g = guard.to_vec();
-                    for (j, x) in xs.iter().enumerate() {
-                        if j != i {
-                            g.push(!self.lit(x, at)?);
-                        }
-                    }
-                    return self.assert_under(&g, &xs[i], at);
-                }
-                let ls = self.lits(xs, at)?;
-                self.clause_under(guard, &ls)
             }
             Expr::Not(inner) => match inner.as_ref() {
                 Expr::Or(xs) => {
@@ -878,6 +875,63 @@ impl<S: Sink> Unroller<'_, S> {
                 self.clause_under(guard, &[l])
             }
         }
+    }
+}
+
+impl<S: Sink> Unroller<'_, S> {
+    /// Requires `guard → xs₁ ∧ xs₂ ∧ …` (`or == false`) or `guard → xs₁ ∨
+    /// xs₂ ∨ …` (`or == true`). Each operand is folded once, and the
+    /// junction is decided as folding decides it (an
+    /// operand equal to `or` decides; all decided decides); the open
+    /// operands are then encoded without folding them again.
+    fn assert_junction(&mut self, guard: &[Lit], xs: &[Expr], at: At, or: bool) -> R<()> {
+        // Operands' folds live on a stack shared with nested junctions.
+        let base = self.folds.len();
+        let mut open = false;
+        for x in xs {
+            let f = self.fold_bool(x, at);
+            if f == Some(or) {
+                self.folds.truncate(base);
+                return match or {
+                    true => Ok(()),
+                    false => self.clause_under(guard, &[]),
+                };
+            }
+            open |= f.is_none();
+            self.folds.push(f);
+        }
+        let result = match (open, or) {
+            (false, true) => self.clause_under(guard, &[]),
+            (false, false) => Ok(()),
+            (true, false) => (0..xs.len()).try_for_each(|j| {
+                let f = self.folds[base + j];
+                self.assert_folded(guard, &xs[j], at, f)
+            }),
+            (true, true) => self.assert_disjunction(guard, xs, at, base),
+        };
+        self.folds.truncate(base);
+        result
+    }
+
+    /// `guard → xs₁ ∨ xs₂ ∨ …` with the operands' folds at `folds[base..]`,
+    /// none true. `a | (b & c)`: assert `b & c` under `!a` (no variable
+    /// for the conjunction).
+    fn assert_disjunction(&mut self, guard: &[Lit], xs: &[Expr], at: At, base: usize) -> R<()> {
+        if let Some(i) = xs.iter().position(is_conjunction) {
+            let mut g = guard.to_vec();
+            for (j, x) in xs.iter().enumerate() {
+                if j != i {
+                    g.push(!self.lit(x, at)?);
+                }
+            }
+            if g.contains(&!self.top()) {
+                return Ok(());
+            }
+            let f = self.folds[base + i];
+            return self.assert_folded(&g, &xs[i], at, f);
+        }
+        let ls = self.lits(xs, at)?;
+        self.clause_under(guard, &ls)
     }
 }
 

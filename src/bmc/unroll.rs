@@ -74,6 +74,9 @@ pub(crate) struct Unroller<'s, S: Sink> {
     reads: analyse::AssignReads,
     /// A reusable buffer for clauses.
     scratch: Vec<Lit>,
+    /// The folds of the operands of the junctions being asserted (a
+    /// stack: see `assert_junction`).
+    pub(crate) folds: Vec<Option<bool>>,
     labels: Vec<Label>,
     /// Forced values, for the DIMACS comments: `(var, step, value
     /// index)` (the index, not the value: no clone per constant copy).
@@ -117,6 +120,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             goals: FxMap::default(),
             reads: analyse::AssignReads::new(sys),
             scratch: Vec::new(),
+            folds: Vec::new(),
             labels: Vec::new(),
             fixed: Vec::new(),
             domains: None,
