@@ -23,7 +23,7 @@ use std::collections::{BTreeMap, HashSet};
 use rustsat::types::Lit;
 
 use super::cnf::Sink;
-use super::unroll::{index_of, nth_value, Copy, FxMap, Unroller};
+use super::unroll::{index_of, nth_value, Copy, Unroller};
 use super::BmcError;
 use crate::ir::{Domain, Expr, Value, VarId};
 
@@ -281,8 +281,36 @@ impl<S: Sink> Unroller<'_, S> {
     }
 
     fn eq_expr(&mut self, a: &Expr, b: &Expr, at: At) -> R<Lit> {
+        if let Some(l) = self.eq_var_const(a, b, at)? {
+            return Ok(l);
+        }
         let (ta, tb) = (self.term(a, at)?, self.term(b, at)?);
         self.eq_terms(&ta, &tb)
+    }
+
+    /// `x = c` (either way round) for a non-boolean variable `x` and a
+    /// constant `c`, straight from the copy: the literal [`Self::eq_terms`]
+    /// gives on the two terms, without building them (case guards are
+    /// mostly this). `None` for any other shape.
+    fn eq_var_const(&mut self, a: &Expr, b: &Expr, at: At) -> R<Option<Lit>> {
+        let (x, c) = match (a, b) {
+            (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c))
+            | (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => (x, c),
+            _ => return Ok(None),
+        };
+        let (v, step) = match (x, at.next) {
+            (Expr::Var(v), _) => (*v, at.cur),
+            (Expr::Next(v), Some(n)) => (*v, n),
+            _ => return Ok(None),
+        };
+        let dom = &self.sys.var(v).domain;
+        if matches!(dom, Domain::Bool) || matches!(c, Value::Bool(_)) {
+            return Ok(None);
+        }
+        Ok(Some(match index_of(dom, c) {
+            Some(i) => self.eq_index(v, step, i)?,
+            None => !self.top(),
+        }))
     }
 
     /// Requires `guard → lo ≤ #true(ls) ≤ hi`: for short lists one clause
@@ -537,12 +565,14 @@ impl<S: Sink> Unroller<'_, S> {
     /// `x = c2`, … on one variable with distinct constants is exclusive
     /// already, so inside such a run an arm needs only its own guard and
     /// "no guard of an earlier run holds".
+    /// A condition is two literals, `TRUE` where there is only one or none
+    /// (every user drops `TRUE` from a conjunction or a guard).
     fn case_conditions(
         &mut self,
         arms: &[(Expr, Expr)],
         at: At,
         guard: &[Lit],
-    ) -> R<Vec<Vec<Lit>>> {
+    ) -> R<Vec<[Lit; 2]>> {
         let top = self.top();
         let mut gs = Vec::with_capacity(arms.len());
         for (g, _) in arms {
@@ -556,7 +586,7 @@ impl<S: Sink> Unroller<'_, S> {
         let mut none_before = top;
         for (r, run) in runs.iter().enumerate() {
             for &g in &gs[run.clone()] {
-                conds.push([none_before, g].into_iter().filter(|&l| l != top).collect());
+                conds.push([none_before, g]);
             }
             if r + 1 < runs.len() {
                 let any = self.or(&gs[run.clone()])?;
@@ -580,9 +610,9 @@ impl<S: Sink> Unroller<'_, S> {
             Expr::Case(arms) => {
                 let conds = self.case_conditions(arms, at, &[])?;
                 let mut ls = Vec::with_capacity(arms.len());
-                for (mut cond, (_, v)) in conds.into_iter().zip(arms) {
-                    cond.push(self.member(x, v, at)?);
-                    ls.push(self.and(&cond)?);
+                for ([a, b], (_, v)) in conds.into_iter().zip(arms) {
+                    let m = self.member(x, v, at)?;
+                    ls.push(self.and(&[a, b, m])?);
                 }
                 Ok(self.or(&ls)?)
             }
@@ -602,6 +632,16 @@ impl<S: Sink> Unroller<'_, S> {
     /// Adds the clause `guard → lits` (that is, `¬guard ∨ lits`).
     fn clause_under(&mut self, guard: &[Lit], lits: &[Lit]) -> R<()> {
         Ok(self.add_clause_under(guard, lits)?)
+    }
+
+    /// `guard ∧ cond` as a guard; no allocation for the usual empty
+    /// `guard`.
+    fn and_guard<'g>(guard: &'g [Lit], cond: &'g [Lit; 2]) -> std::borrow::Cow<'g, [Lit]> {
+        if guard.is_empty() {
+            std::borrow::Cow::Borrowed(cond)
+        } else {
+            std::borrow::Cow::Owned([guard, cond].concat())
+        }
     }
 
     fn with(guard: &[Lit], l: Lit) -> Vec<Lit> {
@@ -628,7 +668,7 @@ impl<S: Sink> Unroller<'_, S> {
             Expr::Case(arms) => {
                 let conds = self.case_conditions(arms, at, guard)?;
                 for (cond, (_, v)) in conds.iter().zip(arms) {
-                    self.assert_member(&[guard, cond].concat(), x, v, at)?;
+                    self.assert_member(&Self::and_guard(guard, cond), x, v, at)?;
                 }
                 self.assert_support(guard, x, arms, at)
             }
@@ -661,31 +701,45 @@ impl<S: Sink> Unroller<'_, S> {
     /// `y = v` for an arm whose value is the variable `y`. Cases with other
     /// arm values get no support clauses (they would need new variables).
     fn assert_support(&mut self, guard: &[Lit], x: &Term, arms: &[(Expr, Expr)], at: At) -> R<()> {
-        if !matches!(x, Term::Var(..)) {
+        let Term::Var(var, _, off) = *x else {
             return Ok(());
-        }
+        };
         let values = self.vals(x)?;
         let no = !self.top();
+        let dom = &self.sys.var(var).domain;
         // Only values `x` can take get a clause, and a false support
-        // literal would be dropped from it: neither is collected.
-        let live: FxMap<&Value, usize> = values
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, xl))| *xl != no)
-            .map(|(j, (v, _))| (v, j))
-            .collect();
-        let mut support: Vec<Vec<Lit>> = vec![Vec::new(); values.len()];
+        // literal would be dropped from it: neither is collected. The
+        // slot of a value is its index in `values` (`x` is the copy of
+        // `var` plus `off`).
+        let live = |v: &Value| {
+            let j = match v {
+                Value::Int(c) => index_of(dom, &Value::Int(c - off)),
+                other => index_of(dom, other),
+            }?;
+            (values.get(j)?.1 != no).then_some(j)
+        };
+        let live_const = |c: &Expr| match c {
+            Expr::Const(v) => live(v),
+            _ => None,
+        };
+        // `(slot, literal)`: one clause per slot, the literals in any
+        // order (a clause is sorted before it is added).
+        let mut support: Vec<(usize, Lit)> = Vec::new();
         for (g, value) in arms {
-            if let Some(consts) = constant_values(value) {
+            if is_constant_rhs(value) {
                 // Called for every arm all the same: `lit` may make gates,
                 // and the variable numbering stays as it was.
                 let g = self.lit(g, at)?;
                 if g == no {
                     continue;
                 }
-                for v in consts {
-                    if let Some(&j) = live.get(v) {
-                        support[j].push(g);
+                let consts = match value {
+                    Expr::Set(xs) => xs.as_slice(),
+                    one => std::slice::from_ref(one),
+                };
+                for c in consts {
+                    if let Some(j) = live_const(c) {
+                        support.push((j, g));
                     }
                 }
                 continue;
@@ -694,21 +748,25 @@ impl<S: Sink> Unroller<'_, S> {
                 Expr::Var(_) | Expr::Next(_) => self.term(value, at)?,
                 _ => return Ok(()),
             };
-            for (j, (v, _)) in values.iter().enumerate() {
+            for (j, (v, xl)) in values.iter().enumerate() {
                 let l = self.eq_const(&t, v)?;
-                if l != no && live.contains_key(v) {
-                    support[j].push(l);
+                if l != no && *xl != no {
+                    support.push((j, l));
                 }
             }
         }
+        support.sort_by_key(|&(j, _)| j);
         let mut c = Vec::new();
+        let mut next = support.iter().peekable();
         for (j, (_, xl)) in values.iter().enumerate() {
             if *xl == no {
                 continue;
             }
             c.clear();
             c.push(!*xl);
-            c.extend(&support[j]);
+            while let Some(&(_, l)) = next.next_if(|&&(k, _)| k == j) {
+                c.push(l);
+            }
             self.clause_under(guard, &c)?;
         }
         Ok(())
@@ -858,7 +916,7 @@ impl<S: Sink> Unroller<'_, S> {
             Expr::Case(arms) => {
                 let conds = self.case_conditions(arms, at, guard)?;
                 for (cond, (_, v)) in conds.iter().zip(arms) {
-                    self.assert_under(&[guard, cond].concat(), v, at)?;
+                    self.assert_under(&Self::and_guard(guard, cond), v, at)?;
                 }
                 Ok(())
             }
@@ -991,19 +1049,13 @@ fn subsets(xs: &[Lit], k: usize) -> Vec<Vec<Lit>> {
     }
 }
 
-/// The values of a constant assignment right-hand side (a constant or a
-/// set of constants).
-fn constant_values(e: &Expr) -> Option<Vec<&Value>> {
+/// Whether an assignment right-hand side is a constant or a set of
+/// constants.
+fn is_constant_rhs(e: &Expr) -> bool {
     match e {
-        Expr::Const(v) => Some(vec![v]),
-        Expr::Set(xs) => xs
-            .iter()
-            .map(|x| match x {
-                Expr::Const(v) => Some(v),
-                _ => None,
-            })
-            .collect(),
-        _ => None,
+        Expr::Const(_) => true,
+        Expr::Set(xs) => xs.iter().all(|x| matches!(x, Expr::Const(_))),
+        _ => false,
     }
 }
 

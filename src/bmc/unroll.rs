@@ -305,13 +305,14 @@ impl<'s, S: Sink> Unroller<'s, S> {
         // Defined variables last: their definitions read the others.
         let mut defining = vec![false; sys.invar.len()];
         for i in pending {
-            let Some((c, e)) = &self.aliases[i] else {
+            // Taken out for the loan, not cloned (once per alias and step).
+            let Some((c, e)) = self.aliases[i].take() else {
                 continue;
             };
-            let (c, e) = (*c, e.clone());
             let id = VarId(i as u32);
-            let lit = self
-                .lit(&e, here)
+            let lit = self.lit(&e, here);
+            self.aliases[i] = Some((c, e));
+            let lit = lit
                 .map_err(|why| encode_err(step, &format!("INVAR `{}`", sys.invar[c].label), why))?;
             let copy = if lit.var() == self.top.var() {
                 let index = usize::from(lit == self.top);
