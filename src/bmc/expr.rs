@@ -18,7 +18,7 @@
 //! evaluation error, so wherever a `case` is encoded one of its guards is
 //! required to hold (frontends end their cases with a `TRUE` guard).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use rustsat::types::Lit;
 
@@ -1066,7 +1066,8 @@ fn is_constant_rhs(e: &Expr) -> bool {
 fn exclusive_runs(arms: &[(Expr, Expr)]) -> Vec<std::ops::Range<usize>> {
     let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
     let mut subject: Option<&Expr> = None;
-    let mut seen: HashSet<&Value> = HashSet::new();
+    // FxHash: a case is split at every frame it is encoded at.
+    let mut seen: rustc_hash::FxHashSet<&Value> = Default::default();
     for (i, (g, _)) in arms.iter().enumerate() {
         let eq = match g {
             Expr::Eq(a, b) => match (a.as_ref(), b.as_ref()) {
@@ -1083,7 +1084,8 @@ fn exclusive_runs(arms: &[(Expr, Expr)]) -> Vec<std::ops::Range<usize>> {
             }
             _ => {
                 subject = eq.map(|(x, _)| x);
-                seen = eq.map(|(_, c)| c).into_iter().collect();
+                seen.clear();
+                seen.extend(eq.map(|(_, c)| c));
                 runs.push(i..i + 1);
             }
         }
