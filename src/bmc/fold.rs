@@ -42,6 +42,7 @@ impl<'a> Folded<'a> {
 
 impl<S: Sink> Unroller<'_, S> {
     /// The constant value of a copy, if it has one.
+    #[inline(always)]
     fn const_copy(&self, var: VarId, step: usize) -> Option<Folded<'_>> {
         let Copy::Const(i) = *self.copy(var, step) else {
             return None;
@@ -56,16 +57,28 @@ impl<S: Sink> Unroller<'_, S> {
     /// The truth value of `e` if the constant copies decide it (`None`
     /// also when `e` folds to a non-boolean).
     pub fn fold_bool(&self, e: &Expr, at: At) -> Option<bool> {
-        match self.fold_in(e, at)? {
+        match self.fold_leaf(e, at)? {
             Folded::Bool(b) => Some(b),
             _ => None,
         }
     }
 
     fn fold_int(&self, e: &Expr, at: At) -> Option<i64> {
-        match self.fold_in(e, at)? {
+        match self.fold_leaf(e, at)? {
             Folded::Int(i) => Some(i),
             _ => None,
+        }
+    }
+
+    /// [`Self::fold_in`] with the leaves (half the nodes) folded in the
+    /// caller's frame, not by a call that dispatches on the node again.
+    #[inline(always)]
+    fn fold_leaf<'a>(&'a self, e: &'a Expr, at: At) -> Option<Folded<'a>> {
+        match e {
+            Expr::Const(v) => Some(Folded::of(v)),
+            Expr::Var(v) => self.const_copy(*v, at.cur),
+            Expr::Next(v) => self.const_copy(*v, at.next?),
+            _ => self.fold_in(e, at),
         }
     }
 
@@ -87,8 +100,8 @@ impl<S: Sink> Unroller<'_, S> {
             },
             Expr::Iff(p, q) => b(self.fold_bool(p, at)? == self.fold_bool(q, at)?),
             Expr::Eq(p, q) => {
-                let x = self.fold_in(p, at)?;
-                let y = self.fold_in(q, at)?;
+                let x = self.fold_leaf(p, at)?;
+                let y = self.fold_leaf(q, at)?;
                 // Comparing a boolean with an integer is an error to report.
                 (std::mem::discriminant(&x) == std::mem::discriminant(&y))
                     .then_some(Folded::Bool(x == y))
@@ -185,7 +198,7 @@ impl<S: Sink> Unroller<'_, S> {
                     self.allows(q, at, v)
                 }
             }
-            _ => Some(self.fold_in(e, at)? == v),
+            _ => Some(self.fold_leaf(e, at)? == v),
         }
     }
 }

@@ -552,6 +552,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
     }
 
     /// The copy of `var` used at `step`.
+    #[inline]
     pub fn copy(&self, var: VarId, step: usize) -> &Copy {
         let step = if self.sys.var(var).frozen { 0 } else { step };
         self.copies[step][var.index()]
@@ -566,13 +567,15 @@ impl<'s, S: Sink> Unroller<'s, S> {
         if i >= n {
             return Ok(!self.top);
         }
-        match self.copy(var, step).clone() {
-            Copy::Const(j) => Ok(if i == j { self.top } else { !self.top }),
-            Copy::Bool(l) => Ok(if i == 1 { l } else { !l }),
+        // No clone of the copy: a one-hot copy is as long as the domain.
+        let top = self.top;
+        match self.copy(var, step) {
+            Copy::Const(j) => Ok(if i == *j { top } else { !top }),
+            Copy::Bool(l) => Ok(if i == 1 { *l } else { !*l }),
             Copy::OneHot(eq) => Ok(eq[i]),
             Copy::Order(ge) => {
-                let lo = if i == 0 { self.top } else { ge[i - 1] };
-                let hi = if i + 1 < n { !ge[i] } else { self.top };
+                let lo = if i == 0 { top } else { ge[i - 1] };
+                let hi = if i + 1 < n { !ge[i] } else { top };
                 self.and(&[lo, hi])
             }
             Copy::Log(bits) => {
