@@ -74,6 +74,8 @@ pub(crate) struct Unroller<'s, S: Sink> {
     reads: analyse::AssignReads,
     /// A reusable buffer for clauses.
     scratch: Vec<Lit>,
+    /// A reusable buffer for the inputs of an AND gate.
+    and_scratch: Vec<Lit>,
     /// The folds of the operands of the junctions being asserted (a
     /// stack: see `assert_junction`).
     pub(crate) folds: Vec<Option<bool>>,
@@ -120,6 +122,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             goals: FxMap::default(),
             reads: analyse::AssignReads::new(sys),
             scratch: Vec::new(),
+            and_scratch: Vec::new(),
             folds: Vec::new(),
             labels: Vec::new(),
             fixed: Vec::new(),
@@ -198,43 +201,59 @@ impl<'s, S: Sink> Unroller<'s, S> {
 
     /// A literal equivalent to the conjunction of `lits` (cached).
     pub fn and(&mut self, lits: &[Lit]) -> Result<Lit, BmcError> {
-        let mut c: Vec<Lit> = Vec::with_capacity(lits.len());
-        for &l in lits {
-            if l == !self.top {
-                return Ok(!self.top);
+        self.and_of(lits.iter().copied())
+    }
+
+    /// [`Unroller::and`] over any literals; the inputs are gathered in a
+    /// reused buffer, so a gate found in the cache costs no allocation.
+    fn and_of(&mut self, lits: impl Iterator<Item = Lit>) -> Result<Lit, BmcError> {
+        let top = self.top;
+        let mut c = std::mem::take(&mut self.and_scratch);
+        c.clear();
+        let mut false_input = false;
+        for l in lits {
+            if l == !top {
+                false_input = true;
+                break;
             }
-            if l != self.top {
+            if l != top {
                 c.push(l);
             }
         }
         c.sort_unstable();
         c.dedup();
-        if c.windows(2).any(|w| w[0] == !w[1]) {
-            return Ok(!self.top);
-        }
-        match c.len() {
-            0 => return Ok(self.top),
-            1 => return Ok(c[0]),
-            _ => {}
-        }
-        if let Some(&g) = self.gates.get(&c) {
-            return Ok(g);
-        }
+        let result = if false_input || c.windows(2).any(|w| w[0] == !w[1]) {
+            Ok(!top)
+        } else {
+            match c.len() {
+                0 => Ok(top),
+                1 => Ok(c[0]),
+                _ => match self.gates.get(c.as_slice()) {
+                    Some(&g) => Ok(g),
+                    None => self.new_gate(&c),
+                },
+            }
+        };
+        self.and_scratch = c;
+        result
+    }
+
+    /// A new AND gate over the (sorted, distinct, non-constant) `inputs`.
+    fn new_gate(&mut self, inputs: &[Lit]) -> Result<Lit, BmcError> {
         let g = self.fresh();
-        for &l in &c {
+        for &l in inputs {
             self.clause(&[!g, l])?;
         }
-        let mut long: Vec<Lit> = c.iter().map(|&l| !l).collect();
+        let mut long: Vec<Lit> = inputs.iter().map(|&l| !l).collect();
         long.push(g);
         self.clause(&long)?;
-        self.gates.insert(c, g);
+        self.gates.insert(inputs.to_vec(), g);
         Ok(g)
     }
 
     /// A literal equivalent to the disjunction of `lits`.
     pub fn or(&mut self, lits: &[Lit]) -> Result<Lit, BmcError> {
-        let neg: Vec<Lit> = lits.iter().map(|&l| !l).collect();
-        Ok(!self.and(&neg)?)
+        Ok(!self.and_of(lits.iter().map(|&l| !l))?)
     }
 
     /// A literal equivalent to `a ↔ b`.
