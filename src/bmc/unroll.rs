@@ -80,6 +80,9 @@ pub(crate) struct Unroller<'s, S: Sink> {
     /// stack: see `assert_junction`).
     pub(crate) folds: Vec<Option<bool>>,
     labels: Vec<Label>,
+    /// Whether to keep `labels` and `fixed` (only the DIMACS text reads
+    /// them: a solve would fill them with a label per literal for nothing).
+    keep_labels: bool,
     /// Forced values, for the DIMACS comments: `(var, step, value
     /// index)` (the index, not the value: no clone per constant copy).
     fixed: Vec<(VarId, usize, usize)>,
@@ -125,6 +128,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             and_scratch: Vec::new(),
             folds: Vec::new(),
             labels: Vec::new(),
+            keep_labels: false,
             fixed: Vec::new(),
             domains: None,
         };
@@ -140,6 +144,13 @@ impl<'s, S: Sink> Unroller<'s, S> {
 
     pub fn n_clauses(&self) -> usize {
         self.n_clauses
+    }
+
+    /// Keeps the DIMACS labels of the literals and the forced values
+    /// ([`Unroller::labels`], [`Unroller::fixed`]); call before the first
+    /// frame.
+    pub fn keep_labels(&mut self) {
+        self.keep_labels = true;
     }
 
     pub fn labels(&self) -> &[Label] {
@@ -335,7 +346,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 .map_err(|why| encode_err(step, &format!("INVAR `{}`", sys.invar[c].label), why))?;
             let copy = if lit.var() == self.top.var() {
                 let index = usize::from(lit == self.top);
-                self.fixed.push((id, step, index));
+                self.note_fixed(id, step, index);
                 Copy::Const(index)
             } else {
                 defining[c] = true;
@@ -406,7 +417,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
         });
         let index = forced.and_then(|v| index_of(&var.domain, v)).or(single);
         if let Some(index) = index {
-            self.fixed.push((id, step, index));
+            self.note_fixed(id, step, index);
             return Ok(Some(Copy::Const(index)));
         }
         if alias {
@@ -533,7 +544,16 @@ impl<'s, S: Sink> Unroller<'s, S> {
         Ok(())
     }
 
+    fn note_fixed(&mut self, var: VarId, step: usize, index: usize) {
+        if self.keep_labels {
+            self.fixed.push((var, step, index));
+        }
+    }
+
     fn label_copy(&mut self, var: VarId, step: usize, dom: &Domain, copy: &Copy) {
+        if !self.keep_labels {
+            return;
+        }
         let top = self.top;
         // Constant literals carry no information, except a true `≥` of a
         // pruned order copy, which counts towards the value.
