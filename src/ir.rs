@@ -488,10 +488,11 @@ impl System {
         // An invariant over frozen variables only has the same value in
         // every state once the frozen variables are known not to change
         // (checked below for every transition): one evaluation suffices.
+        let mut memo = vec![None; self.defines.len()];
         let once: Vec<bool> = self
             .invar
             .iter()
-            .map(|c| self.reads_frozen_only(&c.expr))
+            .map(|c| self.reads_frozen_only(&c.expr, &mut memo))
             .collect();
         for (step, state) in trace.states.iter().enumerate() {
             self.check_domains(step, state)?;
@@ -542,30 +543,50 @@ impl System {
     }
 
     /// Whether `e` reads no `next(...)` and only frozen variables (through
-    /// DEFINEs too).
-    fn reads_frozen_only(&self, e: &Expr) -> bool {
-        let mut ok = true;
-        let mut seen = vec![false; self.defines.len()];
-        let mut todo = vec![e];
-        while let Some(e) = todo.pop() {
-            e.visit(&mut |x| match x {
-                Expr::Var(v) => ok &= self.vars.get(v.index()).is_some_and(|v| v.frozen),
-                Expr::Next(_) => ok = false,
-                Expr::Define(d) => match self.defines.get(d.0 as usize) {
-                    Some(def) if !seen[d.0 as usize] => {
-                        seen[d.0 as usize] = true;
-                        todo.push(&def.expr);
+    /// DEFINEs too). `memo` holds the answer per DEFINE (`None`: not known
+    /// yet); a DEFINE being looked at counts as not frozen-only, so that a
+    /// cycle ends (with the safe answer: checked at every step).
+    fn reads_frozen_only(&self, e: &Expr, memo: &mut [Option<bool>]) -> bool {
+        let all = |xs: &[Expr], memo: &mut [Option<bool>]| {
+            xs.iter().all(|x| self.reads_frozen_only(x, memo))
+        };
+        match e {
+            Expr::Const(_) => true,
+            Expr::Var(v) => self.vars.get(v.index()).is_some_and(|v| v.frozen),
+            Expr::Next(_) => false,
+            Expr::Define(d) => {
+                let i = d.0 as usize;
+                match (memo.get(i).copied(), self.defines.get(i)) {
+                    (Some(Some(known)), _) => known,
+                    (Some(None), Some(def)) => {
+                        memo[i] = Some(false);
+                        let known = self.reads_frozen_only(&def.expr, memo);
+                        memo[i] = Some(known);
+                        known
                     }
-                    Some(_) => {}
-                    None => ok = false,
-                },
-                _ => {}
-            });
-            if !ok {
-                return false;
+                    _ => false,
+                }
             }
+            Expr::Not(a) => self.reads_frozen_only(a, memo),
+            Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Count(xs) | Expr::Set(xs) => {
+                all(xs, memo)
+            }
+            Expr::Implies(a, b)
+            | Expr::Iff(a, b)
+            | Expr::Eq(a, b)
+            | Expr::Lt(a, b)
+            | Expr::Le(a, b)
+            | Expr::Sub(a, b) => self.reads_frozen_only(a, memo) && self.reads_frozen_only(b, memo),
+            Expr::Ite(c, a, b) => {
+                self.reads_frozen_only(c, memo)
+                    && self.reads_frozen_only(a, memo)
+                    && self.reads_frozen_only(b, memo)
+            }
+            Expr::Case(arms) => arms
+                .iter()
+                .all(|(g, v)| self.reads_frozen_only(g, memo) && self.reads_frozen_only(v, memo)),
+            Expr::In(a, xs) => self.reads_frozen_only(a, memo) && all(xs, memo),
         }
-        ok
     }
 
     fn check_domains(&self, step: usize, state: &[Value]) -> Result<(), EvalError> {
@@ -596,9 +617,16 @@ impl System {
         e: &Expr,
         what: impl Fn() -> String,
     ) -> Result<(), EvalError> {
-        match self.eval(cur, nxt, e) {
-            Ok(Value::Bool(true)) => Ok(()),
-            Ok(_) => Err(EvalError::Violated { step, what: what() }),
+        // A boolean-shaped expression evaluates to a boolean or an error:
+        // `eval_bool` gives the same verdict without building values.
+        let holds = if is_boolean_shaped(e) {
+            self.eval_bool(cur, nxt, e)
+        } else {
+            self.eval(cur, nxt, e).map(|v| v == Value::Bool(true))
+        };
+        match holds {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(EvalError::Violated { step, what: what() }),
             Err(why) => Err(EvalError::Type {
                 step,
                 what: what(),
@@ -617,13 +645,13 @@ impl System {
         what: impl Fn() -> String,
     ) -> Result<(), EvalError> {
         let allowed = self
-            .eval_set(cur, nxt, &a.value)
+            .allows(cur, nxt, &a.value, actual)
             .map_err(|why| EvalError::Type {
                 step,
                 what: what(),
                 why,
             })?;
-        if allowed.contains(actual) {
+        if allowed {
             Ok(())
         } else {
             Err(EvalError::Violated { step, what: what() })
@@ -665,10 +693,109 @@ impl System {
         }
     }
 
+    /// Whether the value of `x` is in [`Self::eval_set`]`(e)`, with the
+    /// same errors (every member of a set is evaluated), without building
+    /// the list.
+    fn allows(
+        &self,
+        cur: &[Value],
+        nxt: Option<&[Value]>,
+        e: &Expr,
+        x: &Value,
+    ) -> Result<bool, String> {
+        match e {
+            Expr::Set(xs) => {
+                let mut found = false;
+                for m in xs {
+                    found |= self.allows(cur, nxt, m, x)?;
+                }
+                Ok(found)
+            }
+            Expr::Case(arms) => {
+                for (g, v) in arms {
+                    if self.eval_bool(cur, nxt, g)? {
+                        return self.allows(cur, nxt, v, x);
+                    }
+                }
+                Err("no case guard holds".into())
+            }
+            Expr::Ite(c, a, b) => {
+                if self.eval_bool(cur, nxt, c)? {
+                    self.allows(cur, nxt, a, x)
+                } else {
+                    self.allows(cur, nxt, b, x)
+                }
+            }
+            _ => match self.operand(cur, nxt, e) {
+                Some(v) => Ok(v == x),
+                None => Ok(self.eval(cur, nxt, e)? == *x),
+            },
+        }
+    }
+
+    /// The boolean value of `e`: [`Self::eval`] followed by "expected a
+    /// boolean", evaluated directly on the boolean operators (the checker
+    /// spends its time here; no value is built or cloned).
     fn eval_bool(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<bool, String> {
-        match self.eval(cur, nxt, e)? {
-            Value::Bool(b) => Ok(b),
-            v => Err(format!("expected a boolean, got `{v}`")),
+        let not_bool = |v: &Value| Err(format!("expected a boolean, got `{v}`"));
+        match e {
+            Expr::Const(Value::Bool(b)) => Ok(*b),
+            Expr::Var(v) => match &cur[v.index()] {
+                Value::Bool(b) => Ok(*b),
+                other => not_bool(other),
+            },
+            Expr::Next(v) => match nxt.map(|n| &n[v.index()]) {
+                Some(Value::Bool(b)) => Ok(*b),
+                Some(other) => not_bool(other),
+                None => Err(format!("next({}) outside a transition", self.var(*v).name)),
+            },
+            Expr::Define(d) => self.eval_bool(cur, nxt, &self.defines[d.0 as usize].expr),
+            Expr::Not(a) => Ok(!self.eval_bool(cur, nxt, a)?),
+            Expr::And(xs) => {
+                for x in xs {
+                    if !self.eval_bool(cur, nxt, x)? {
+                        return Ok(false);
+                    }
+                }
+                Ok(true)
+            }
+            Expr::Or(xs) => {
+                for x in xs {
+                    if self.eval_bool(cur, nxt, x)? {
+                        return Ok(true);
+                    }
+                }
+                Ok(false)
+            }
+            Expr::Implies(p, q) => {
+                Ok(!self.eval_bool(cur, nxt, p)? || self.eval_bool(cur, nxt, q)?)
+            }
+            Expr::Iff(p, q) => Ok(self.eval_bool(cur, nxt, p)? == self.eval_bool(cur, nxt, q)?),
+            Expr::Eq(p, q) => match (self.operand(cur, nxt, p), self.operand(cur, nxt, q)) {
+                (Some(x), Some(y)) => Ok(x == y),
+                _ => Ok(self.eval(cur, nxt, p)? == self.eval(cur, nxt, q)?),
+            },
+            Expr::Lt(p, q) => Ok(self.eval_int(cur, nxt, p)? < self.eval_int(cur, nxt, q)?),
+            Expr::Le(p, q) => Ok(self.eval_int(cur, nxt, p)? <= self.eval_int(cur, nxt, q)?),
+            Expr::Ite(c, p, q) => {
+                if self.eval_bool(cur, nxt, c)? {
+                    self.eval_bool(cur, nxt, p)
+                } else {
+                    self.eval_bool(cur, nxt, q)
+                }
+            }
+            Expr::Case(arms) => {
+                for (g, v) in arms {
+                    if self.eval_bool(cur, nxt, g)? {
+                        return self.eval_bool(cur, nxt, v);
+                    }
+                }
+                Err("no case guard holds".into())
+            }
+            _ => match self.eval(cur, nxt, e)? {
+                Value::Bool(b) => Ok(b),
+                v => not_bool(&v),
+            },
         }
     }
 
@@ -778,6 +905,23 @@ impl System {
             Expr::Set(_) => Err("a set of values where one value is expected".into()),
         }
     }
+}
+
+/// Whether `e` evaluates to a boolean whenever it evaluates at all (its
+/// operator is a boolean one).
+fn is_boolean_shaped(e: &Expr) -> bool {
+    matches!(
+        e,
+        Expr::Not(_)
+            | Expr::And(_)
+            | Expr::Or(_)
+            | Expr::Implies(..)
+            | Expr::Iff(..)
+            | Expr::Eq(..)
+            | Expr::Lt(..)
+            | Expr::Le(..)
+            | Expr::In(..)
+    )
 }
 
 #[cfg(test)]

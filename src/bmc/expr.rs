@@ -18,12 +18,12 @@
 //! evaluation error, so wherever a `case` is encoded one of its guards is
 //! required to hold (frontends end their cases with a `TRUE` guard).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use rustsat::types::Lit;
 
 use super::cnf::Sink;
-use super::unroll::{index_of, nth_value, Copy, FxMap, Unroller};
+use super::unroll::{index_of, nth_value, Copy, Unroller};
 use super::BmcError;
 use crate::ir::{Domain, Expr, Value, VarId};
 
@@ -281,8 +281,36 @@ impl<S: Sink> Unroller<'_, S> {
     }
 
     fn eq_expr(&mut self, a: &Expr, b: &Expr, at: At) -> R<Lit> {
+        if let Some(l) = self.eq_var_const(a, b, at)? {
+            return Ok(l);
+        }
         let (ta, tb) = (self.term(a, at)?, self.term(b, at)?);
         self.eq_terms(&ta, &tb)
+    }
+
+    /// `x = c` (either way round) for a non-boolean variable `x` and a
+    /// constant `c`, straight from the copy: the literal [`Self::eq_terms`]
+    /// gives on the two terms, without building them (case guards are
+    /// mostly this). `None` for any other shape.
+    fn eq_var_const(&mut self, a: &Expr, b: &Expr, at: At) -> R<Option<Lit>> {
+        let (x, c) = match (a, b) {
+            (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c))
+            | (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => (x, c),
+            _ => return Ok(None),
+        };
+        let (v, step) = match (x, at.next) {
+            (Expr::Var(v), _) => (*v, at.cur),
+            (Expr::Next(v), Some(n)) => (*v, n),
+            _ => return Ok(None),
+        };
+        let dom = &self.sys.var(v).domain;
+        if matches!(dom, Domain::Bool) || matches!(c, Value::Bool(_)) {
+            return Ok(None);
+        }
+        Ok(Some(match index_of(dom, c) {
+            Some(i) => self.eq_index(v, step, i)?,
+            None => !self.top(),
+        }))
     }
 
     /// Requires `guard → lo ≤ #true(ls) ≤ hi`: for short lists one clause
@@ -537,12 +565,14 @@ impl<S: Sink> Unroller<'_, S> {
     /// `x = c2`, … on one variable with distinct constants is exclusive
     /// already, so inside such a run an arm needs only its own guard and
     /// "no guard of an earlier run holds".
+    /// A condition is two literals, `TRUE` where there is only one or none
+    /// (every user drops `TRUE` from a conjunction or a guard).
     fn case_conditions(
         &mut self,
         arms: &[(Expr, Expr)],
         at: At,
         guard: &[Lit],
-    ) -> R<Vec<Vec<Lit>>> {
+    ) -> R<Vec<[Lit; 2]>> {
         let top = self.top();
         let mut gs = Vec::with_capacity(arms.len());
         for (g, _) in arms {
@@ -556,7 +586,7 @@ impl<S: Sink> Unroller<'_, S> {
         let mut none_before = top;
         for (r, run) in runs.iter().enumerate() {
             for &g in &gs[run.clone()] {
-                conds.push([none_before, g].into_iter().filter(|&l| l != top).collect());
+                conds.push([none_before, g]);
             }
             if r + 1 < runs.len() {
                 let any = self.or(&gs[run.clone()])?;
@@ -580,9 +610,9 @@ impl<S: Sink> Unroller<'_, S> {
             Expr::Case(arms) => {
                 let conds = self.case_conditions(arms, at, &[])?;
                 let mut ls = Vec::with_capacity(arms.len());
-                for (mut cond, (_, v)) in conds.into_iter().zip(arms) {
-                    cond.push(self.member(x, v, at)?);
-                    ls.push(self.and(&cond)?);
+                for ([a, b], (_, v)) in conds.into_iter().zip(arms) {
+                    let m = self.member(x, v, at)?;
+                    ls.push(self.and(&[a, b, m])?);
                 }
                 Ok(self.or(&ls)?)
             }
@@ -602,6 +632,16 @@ impl<S: Sink> Unroller<'_, S> {
     /// Adds the clause `guard → lits` (that is, `¬guard ∨ lits`).
     fn clause_under(&mut self, guard: &[Lit], lits: &[Lit]) -> R<()> {
         Ok(self.add_clause_under(guard, lits)?)
+    }
+
+    /// `guard ∧ cond` as a guard; no allocation for the usual empty
+    /// `guard`.
+    fn and_guard<'g>(guard: &'g [Lit], cond: &'g [Lit; 2]) -> std::borrow::Cow<'g, [Lit]> {
+        if guard.is_empty() {
+            std::borrow::Cow::Borrowed(cond)
+        } else {
+            std::borrow::Cow::Owned([guard, cond].concat())
+        }
     }
 
     fn with(guard: &[Lit], l: Lit) -> Vec<Lit> {
@@ -628,7 +668,7 @@ impl<S: Sink> Unroller<'_, S> {
             Expr::Case(arms) => {
                 let conds = self.case_conditions(arms, at, guard)?;
                 for (cond, (_, v)) in conds.iter().zip(arms) {
-                    self.assert_member(&[guard, cond].concat(), x, v, at)?;
+                    self.assert_member(&Self::and_guard(guard, cond), x, v, at)?;
                 }
                 self.assert_support(guard, x, arms, at)
             }
@@ -661,31 +701,45 @@ impl<S: Sink> Unroller<'_, S> {
     /// `y = v` for an arm whose value is the variable `y`. Cases with other
     /// arm values get no support clauses (they would need new variables).
     fn assert_support(&mut self, guard: &[Lit], x: &Term, arms: &[(Expr, Expr)], at: At) -> R<()> {
-        if !matches!(x, Term::Var(..)) {
+        let Term::Var(var, _, off) = *x else {
             return Ok(());
-        }
+        };
         let values = self.vals(x)?;
         let no = !self.top();
+        let dom = &self.sys.var(var).domain;
         // Only values `x` can take get a clause, and a false support
-        // literal would be dropped from it: neither is collected.
-        let live: FxMap<&Value, usize> = values
-            .iter()
-            .enumerate()
-            .filter(|(_, (_, xl))| *xl != no)
-            .map(|(j, (v, _))| (v, j))
-            .collect();
-        let mut support: Vec<Vec<Lit>> = vec![Vec::new(); values.len()];
+        // literal would be dropped from it: neither is collected. The
+        // slot of a value is its index in `values` (`x` is the copy of
+        // `var` plus `off`).
+        let live = |v: &Value| {
+            let j = match v {
+                Value::Int(c) => index_of(dom, &Value::Int(c - off)),
+                other => index_of(dom, other),
+            }?;
+            (values.get(j)?.1 != no).then_some(j)
+        };
+        let live_const = |c: &Expr| match c {
+            Expr::Const(v) => live(v),
+            _ => None,
+        };
+        // `(slot, literal)`: one clause per slot, the literals in any
+        // order (a clause is sorted before it is added).
+        let mut support: Vec<(usize, Lit)> = Vec::new();
         for (g, value) in arms {
-            if let Some(consts) = constant_values(value) {
+            if is_constant_rhs(value) {
                 // Called for every arm all the same: `lit` may make gates,
                 // and the variable numbering stays as it was.
                 let g = self.lit(g, at)?;
                 if g == no {
                     continue;
                 }
-                for v in consts {
-                    if let Some(&j) = live.get(v) {
-                        support[j].push(g);
+                let consts = match value {
+                    Expr::Set(xs) => xs.as_slice(),
+                    one => std::slice::from_ref(one),
+                };
+                for c in consts {
+                    if let Some(j) = live_const(c) {
+                        support.push((j, g));
                     }
                 }
                 continue;
@@ -694,21 +748,25 @@ impl<S: Sink> Unroller<'_, S> {
                 Expr::Var(_) | Expr::Next(_) => self.term(value, at)?,
                 _ => return Ok(()),
             };
-            for (j, (v, _)) in values.iter().enumerate() {
+            for (j, (v, xl)) in values.iter().enumerate() {
                 let l = self.eq_const(&t, v)?;
-                if l != no && live.contains_key(v) {
-                    support[j].push(l);
+                if l != no && *xl != no {
+                    support.push((j, l));
                 }
             }
         }
+        support.sort_by_key(|&(j, _)| j);
         let mut c = Vec::new();
+        let mut next = support.iter().peekable();
         for (j, (_, xl)) in values.iter().enumerate() {
             if *xl == no {
                 continue;
             }
             c.clear();
             c.push(!*xl);
-            c.extend(&support[j]);
+            while let Some(&(_, l)) = next.next_if(|&&(k, _)| k == j) {
+                c.push(l);
+            }
             self.clause_under(guard, &c)?;
         }
         Ok(())
@@ -760,34 +818,31 @@ impl<S: Sink> Unroller<'_, S> {
         if guard.contains(&!self.top()) {
             return Ok(());
         }
-        // Decided by the constant copies: nothing to encode, or "the guard
-        // is false".
-        match self.fold(e, at) {
-            Some(Value::Bool(true)) => return Ok(()),
-            Some(Value::Bool(false)) => return self.clause_under(guard, &[]),
-            _ => {}
+        let folded = match e {
+            // Their operands are folded one by one, once (see below).
+            Expr::And(_) | Expr::Or(_) => None,
+            _ => self.fold_bool(e, at),
+        };
+        self.assert_folded(guard, e, at, folded)
+    }
+
+    /// [`Self::assert_under`] once `e` is folded (`folded`; `None` is not
+    /// trusted for a junction, whose operands are folded here): decided
+    /// by the constant copies, it is nothing to encode, or "the guard is
+    /// false".
+    fn assert_folded(&mut self, guard: &[Lit], e: &Expr, at: At, folded: Option<bool>) -> R<()> {
+        match folded {
+            Some(true) => return Ok(()),
+            Some(false) => return self.clause_under(guard, &[]),
+            None => {}
         }
         match e {
             Expr::Const(Value::Bool(true)) => Ok(()),
-            Expr::And(xs) => xs.iter().try_for_each(|x| self.assert_under(guard, x, at)),
+            Expr::And(xs) => self.assert_junction(guard, xs, at, false),
+            Expr::Or(xs) => self.assert_junction(guard, xs, at, true),
             Expr::Implies(a, b) => {
                 let a = self.lit(a, at)?;
                 self.assert_under(&Self::with(guard, a), b, at)
-            }
-            Expr::Or(xs) => {
-                // `a | (b & c)`: assert `b & c` under `!a` (no variable for
-                // the conjunction).
-                if let Some(i) = xs.iter().position(is_conjunction) {
-                    let mut g = guard.to_vec();
-                    for (j, x) in xs.iter().enumerate() {
-                        if j != i {
-                            g.push(!self.lit(x, at)?);
-                        }
-                    }
-                    return self.assert_under(&g, &xs[i], at);
-                }
-                let ls = self.lits(xs, at)?;
-                self.clause_under(guard, &ls)
             }
             Expr::Not(inner) => match inner.as_ref() {
                 Expr::Or(xs) => {
@@ -861,7 +916,7 @@ impl<S: Sink> Unroller<'_, S> {
             Expr::Case(arms) => {
                 let conds = self.case_conditions(arms, at, guard)?;
                 for (cond, (_, v)) in conds.iter().zip(arms) {
-                    self.assert_under(&[guard, cond].concat(), v, at)?;
+                    self.assert_under(&Self::and_guard(guard, cond), v, at)?;
                 }
                 Ok(())
             }
@@ -878,6 +933,63 @@ impl<S: Sink> Unroller<'_, S> {
                 self.clause_under(guard, &[l])
             }
         }
+    }
+}
+
+impl<S: Sink> Unroller<'_, S> {
+    /// Requires `guard → xs₁ ∧ xs₂ ∧ …` (`or == false`) or `guard → xs₁ ∨
+    /// xs₂ ∨ …` (`or == true`). Each operand is folded once, and the
+    /// junction is decided as folding decides it (an
+    /// operand equal to `or` decides; all decided decides); the open
+    /// operands are then encoded without folding them again.
+    fn assert_junction(&mut self, guard: &[Lit], xs: &[Expr], at: At, or: bool) -> R<()> {
+        // Operands' folds live on a stack shared with nested junctions.
+        let base = self.folds.len();
+        let mut open = false;
+        for x in xs {
+            let f = self.fold_bool(x, at);
+            if f == Some(or) {
+                self.folds.truncate(base);
+                return match or {
+                    true => Ok(()),
+                    false => self.clause_under(guard, &[]),
+                };
+            }
+            open |= f.is_none();
+            self.folds.push(f);
+        }
+        let result = match (open, or) {
+            (false, true) => self.clause_under(guard, &[]),
+            (false, false) => Ok(()),
+            (true, false) => (0..xs.len()).try_for_each(|j| {
+                let f = self.folds[base + j];
+                self.assert_folded(guard, &xs[j], at, f)
+            }),
+            (true, true) => self.assert_disjunction(guard, xs, at, base),
+        };
+        self.folds.truncate(base);
+        result
+    }
+
+    /// `guard → xs₁ ∨ xs₂ ∨ …` with the operands' folds at `folds[base..]`,
+    /// none true. `a | (b & c)`: assert `b & c` under `!a` (no variable
+    /// for the conjunction).
+    fn assert_disjunction(&mut self, guard: &[Lit], xs: &[Expr], at: At, base: usize) -> R<()> {
+        if let Some(i) = xs.iter().position(is_conjunction) {
+            let mut g = guard.to_vec();
+            for (j, x) in xs.iter().enumerate() {
+                if j != i {
+                    g.push(!self.lit(x, at)?);
+                }
+            }
+            if g.contains(&!self.top()) {
+                return Ok(());
+            }
+            let f = self.folds[base + i];
+            return self.assert_folded(&g, &xs[i], at, f);
+        }
+        let ls = self.lits(xs, at)?;
+        self.clause_under(guard, &ls)
     }
 }
 
@@ -937,19 +1049,13 @@ fn subsets(xs: &[Lit], k: usize) -> Vec<Vec<Lit>> {
     }
 }
 
-/// The values of a constant assignment right-hand side (a constant or a
-/// set of constants).
-fn constant_values(e: &Expr) -> Option<Vec<&Value>> {
+/// Whether an assignment right-hand side is a constant or a set of
+/// constants.
+fn is_constant_rhs(e: &Expr) -> bool {
     match e {
-        Expr::Const(v) => Some(vec![v]),
-        Expr::Set(xs) => xs
-            .iter()
-            .map(|x| match x {
-                Expr::Const(v) => Some(v),
-                _ => None,
-            })
-            .collect(),
-        _ => None,
+        Expr::Const(_) => true,
+        Expr::Set(xs) => xs.iter().all(|x| matches!(x, Expr::Const(_))),
+        _ => false,
     }
 }
 
@@ -960,7 +1066,8 @@ fn constant_values(e: &Expr) -> Option<Vec<&Value>> {
 fn exclusive_runs(arms: &[(Expr, Expr)]) -> Vec<std::ops::Range<usize>> {
     let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
     let mut subject: Option<&Expr> = None;
-    let mut seen: HashSet<&Value> = HashSet::new();
+    // FxHash: a case is split at every frame it is encoded at.
+    let mut seen: rustc_hash::FxHashSet<&Value> = Default::default();
     for (i, (g, _)) in arms.iter().enumerate() {
         let eq = match g {
             Expr::Eq(a, b) => match (a.as_ref(), b.as_ref()) {
@@ -977,7 +1084,8 @@ fn exclusive_runs(arms: &[(Expr, Expr)]) -> Vec<std::ops::Range<usize>> {
             }
             _ => {
                 subject = eq.map(|(x, _)| x);
-                seen = eq.map(|(_, c)| c).into_iter().collect();
+                seen.clear();
+                seen.extend(eq.map(|(_, c)| c));
                 runs.push(i..i + 1);
             }
         }

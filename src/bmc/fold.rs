@@ -18,43 +18,81 @@
 
 use super::cnf::Sink;
 use super::expr::At;
-use super::unroll::{nth_value, Copy, Unroller};
-use crate::ir::{Expr, Value, VarId};
+use super::unroll::{Copy, Unroller};
+use crate::ir::{Domain, Expr, Value, VarId};
+
+/// A folded value, borrowed from the system or the expression (folding
+/// allocates nothing; symbols are compared as strings, as [`Value`]s are).
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Folded<'a> {
+    Bool(bool),
+    Int(i64),
+    Sym(&'a str),
+}
+
+impl<'a> Folded<'a> {
+    fn of(v: &'a Value) -> Self {
+        match v {
+            Value::Bool(b) => Folded::Bool(*b),
+            Value::Int(i) => Folded::Int(*i),
+            Value::Sym(s) => Folded::Sym(s),
+        }
+    }
+}
 
 impl<S: Sink> Unroller<'_, S> {
     /// The constant value of a copy, if it has one.
-    fn const_copy(&self, var: VarId, step: usize) -> Option<Value> {
-        match self.copy(var, step) {
-            Copy::Const(i) => Some(nth_value(&self.sys.var(var).domain, *i)),
-            _ => None,
-        }
+    #[inline(always)]
+    fn const_copy(&self, var: VarId, step: usize) -> Option<Folded<'_>> {
+        let Copy::Const(i) = *self.copy(var, step) else {
+            return None;
+        };
+        Some(match &self.sys.var(var).domain {
+            Domain::Bool => Folded::Bool(i == 1),
+            Domain::Range { lo, .. } => Folded::Int(lo + i as i64),
+            Domain::Enum(syms) => Folded::Sym(syms.get(i)?),
+        })
     }
 
-    fn fold_bool(&self, e: &Expr, at: At) -> Option<bool> {
-        match self.fold(e, at)? {
-            Value::Bool(b) => Some(b),
+    /// The truth value of `e` if the constant copies decide it (`None`
+    /// also when `e` folds to a non-boolean).
+    pub fn fold_bool(&self, e: &Expr, at: At) -> Option<bool> {
+        match self.fold_leaf(e, at)? {
+            Folded::Bool(b) => Some(b),
             _ => None,
         }
     }
 
     fn fold_int(&self, e: &Expr, at: At) -> Option<i64> {
-        match self.fold(e, at)? {
-            Value::Int(i) => Some(i),
+        match self.fold_leaf(e, at)? {
+            Folded::Int(i) => Some(i),
             _ => None,
         }
     }
 
-    /// The value of `e` if the constant copies decide it.
-    pub fn fold(&self, e: &Expr, at: At) -> Option<Value> {
-        let b = |x: bool| Some(Value::Bool(x));
+    /// [`Self::fold_in`] with the leaves (half the nodes) folded in the
+    /// caller's frame, not by a call that dispatches on the node again.
+    #[inline(always)]
+    fn fold_leaf<'a>(&'a self, e: &'a Expr, at: At) -> Option<Folded<'a>> {
         match e {
-            Expr::Const(v) => Some(v.clone()),
+            Expr::Const(v) => Some(Folded::of(v)),
             Expr::Var(v) => self.const_copy(*v, at.cur),
             Expr::Next(v) => self.const_copy(*v, at.next?),
-            Expr::Define(d) => self.fold(&self.sys.defines.get(d.0 as usize)?.expr, at),
+            _ => self.fold_in(e, at),
+        }
+    }
+
+    /// The value of `e` if the constant copies decide it.
+    fn fold_in<'a>(&'a self, e: &'a Expr, at: At) -> Option<Folded<'a>> {
+        let b = |x: bool| Some(Folded::Bool(x));
+        match e {
+            Expr::Const(v) => Some(Folded::of(v)),
+            Expr::Var(v) => self.const_copy(*v, at.cur),
+            Expr::Next(v) => self.const_copy(*v, at.next?),
+            Expr::Define(d) => self.fold_in(&self.sys.defines.get(d.0 as usize)?.expr, at),
             Expr::Not(a) => b(!self.fold_bool(a, at)?),
-            Expr::And(xs) => self.fold_junction(xs, at, false),
-            Expr::Or(xs) => self.fold_junction(xs, at, true),
+            Expr::And(xs) => self.fold_junction(xs, at, false).map(Folded::Bool),
+            Expr::Or(xs) => self.fold_junction(xs, at, true).map(Folded::Bool),
             Expr::Implies(p, q) => match (self.fold_bool(p, at), self.fold_bool(q, at)) {
                 (Some(false), _) | (_, Some(true)) => b(true),
                 (Some(true), Some(false)) => b(false),
@@ -62,11 +100,11 @@ impl<S: Sink> Unroller<'_, S> {
             },
             Expr::Iff(p, q) => b(self.fold_bool(p, at)? == self.fold_bool(q, at)?),
             Expr::Eq(p, q) => {
-                let x = self.fold(p, at)?;
-                let y = self.fold(q, at)?;
+                let x = self.fold_leaf(p, at)?;
+                let y = self.fold_leaf(q, at)?;
                 // Comparing a boolean with an integer is an error to report.
                 (std::mem::discriminant(&x) == std::mem::discriminant(&y))
-                    .then(|| Value::Bool(x == y))
+                    .then_some(Folded::Bool(x == y))
             }
             Expr::Lt(p, q) => b(self.fold_int(p, at)? < self.fold_int(q, at)?),
             Expr::Le(p, q) => b(self.fold_int(p, at)? <= self.fold_int(q, at)?),
@@ -75,9 +113,9 @@ impl<S: Sink> Unroller<'_, S> {
                 for x in xs {
                     sum = sum.checked_add(self.fold_int(x, at)?)?;
                 }
-                Some(Value::Int(sum))
+                Some(Folded::Int(sum))
             }
-            Expr::Sub(p, q) => Some(Value::Int(
+            Expr::Sub(p, q) => Some(Folded::Int(
                 self.fold_int(p, at)?.checked_sub(self.fold_int(q, at)?)?,
             )),
             Expr::Count(xs) => {
@@ -85,27 +123,27 @@ impl<S: Sink> Unroller<'_, S> {
                 for x in xs {
                     n += self.fold_bool(x, at)? as i64;
                 }
-                Some(Value::Int(n))
+                Some(Folded::Int(n))
             }
             Expr::Ite(c, p, q) => {
                 if self.fold_bool(c, at)? {
-                    self.fold(p, at)
+                    self.fold_in(p, at)
                 } else {
-                    self.fold(q, at)
+                    self.fold_in(q, at)
                 }
             }
             Expr::Case(arms) => {
                 for (g, v) in arms {
                     if self.fold_bool(g, at)? {
-                        return self.fold(v, at);
+                        return self.fold_in(v, at);
                     }
                 }
                 None
             }
             Expr::In(x, items) => {
-                let v = self.fold(x, at)?;
+                let v = self.fold_in(x, at)?;
                 for i in items {
-                    if self.fold_set(i, at)?.contains(&v) {
+                    if self.allows(i, at, v)? {
                         return b(true);
                     }
                 }
@@ -117,76 +155,50 @@ impl<S: Sink> Unroller<'_, S> {
 
     /// `And` (`or == false`) or `Or` (`or == true`): decided by one
     /// operand equal to `or`, or by all operands.
-    fn fold_junction(&self, xs: &[Expr], at: At, or: bool) -> Option<Value> {
+    fn fold_junction(&self, xs: &[Expr], at: At, or: bool) -> Option<bool> {
         let mut all = true;
         for x in xs {
             match self.fold_bool(x, at) {
-                Some(v) if v == or => return Some(Value::Bool(or)),
+                Some(v) if v == or => return Some(or),
                 Some(_) => {}
                 None => all = false,
             }
         }
-        all.then_some(Value::Bool(!or))
+        all.then_some(!or)
     }
 
-    /// Whether the right-hand side `e` allows `v`, if the constant copies
-    /// decide it: [`Self::fold_set`] followed by `contains`, without
-    /// building the list (`None` exactly when `fold_set` is `None`).
+    /// Whether the right-hand side `e` (an assignment's, possibly a set or
+    /// a case of sets) allows `v`, if the constant copies decide it: all
+    /// of a set's members must fold.
     pub fn fold_allows(&self, e: &Expr, at: At, v: &Value) -> Option<bool> {
+        self.allows(e, at, Folded::of(v))
+    }
+
+    fn allows(&self, e: &Expr, at: At, v: Folded<'_>) -> Option<bool> {
         match e {
             Expr::Set(xs) => {
                 let mut found = false;
                 for x in xs {
-                    found |= self.fold_allows(x, at, v)?;
+                    found |= self.allows(x, at, v)?;
                 }
                 Some(found)
             }
             Expr::Case(arms) => {
                 for (g, val) in arms {
                     if self.fold_bool(g, at)? {
-                        return self.fold_allows(val, at, v);
+                        return self.allows(val, at, v);
                     }
                 }
                 None
             }
             Expr::Ite(c, p, q) => {
                 if self.fold_bool(c, at)? {
-                    self.fold_allows(p, at, v)
+                    self.allows(p, at, v)
                 } else {
-                    self.fold_allows(q, at, v)
+                    self.allows(q, at, v)
                 }
             }
-            _ => Some(self.fold(e, at)? == *v),
-        }
-    }
-
-    /// The values an assignment right-hand side allows (with sets), if
-    /// the constant copies decide them.
-    pub fn fold_set(&self, e: &Expr, at: At) -> Option<Vec<Value>> {
-        match e {
-            Expr::Set(xs) => {
-                let mut out = Vec::with_capacity(xs.len());
-                for x in xs {
-                    out.extend(self.fold_set(x, at)?);
-                }
-                Some(out)
-            }
-            Expr::Case(arms) => {
-                for (g, v) in arms {
-                    if self.fold_bool(g, at)? {
-                        return self.fold_set(v, at);
-                    }
-                }
-                None
-            }
-            Expr::Ite(c, p, q) => {
-                if self.fold_bool(c, at)? {
-                    self.fold_set(p, at)
-                } else {
-                    self.fold_set(q, at)
-                }
-            }
-            _ => Some(vec![self.fold(e, at)?]),
+            _ => Some(self.fold_leaf(e, at)? == v),
         }
     }
 }

@@ -436,6 +436,7 @@ pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
 /// `name@step:bitI` (log); frozen variables appear at step 0 only.
 pub fn dimacs(sys: &System, k: usize, encoding: Encoding) -> Result<String, BmcError> {
     let mut u = Unroller::new(sys, encoding, ClauseLog::default())?;
+    u.keep_labels();
     u.prune_for(k);
     u.extend_to(k)?;
     u.assert_goal(k)?;

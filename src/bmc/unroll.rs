@@ -74,7 +74,15 @@ pub(crate) struct Unroller<'s, S: Sink> {
     reads: analyse::AssignReads,
     /// A reusable buffer for clauses.
     scratch: Vec<Lit>,
+    /// A reusable buffer for the inputs of an AND gate.
+    and_scratch: Vec<Lit>,
+    /// The folds of the operands of the junctions being asserted (a
+    /// stack: see `assert_junction`).
+    pub(crate) folds: Vec<Option<bool>>,
     labels: Vec<Label>,
+    /// Whether to keep `labels` and `fixed` (only the DIMACS text reads
+    /// them: a solve would fill them with a label per literal for nothing).
+    keep_labels: bool,
     /// Forced values, for the DIMACS comments: `(var, step, value
     /// index)` (the index, not the value: no clone per constant copy).
     fixed: Vec<(VarId, usize, usize)>,
@@ -117,7 +125,10 @@ impl<'s, S: Sink> Unroller<'s, S> {
             goals: FxMap::default(),
             reads: analyse::AssignReads::new(sys),
             scratch: Vec::new(),
+            and_scratch: Vec::new(),
+            folds: Vec::new(),
             labels: Vec::new(),
+            keep_labels: false,
             fixed: Vec::new(),
             domains: None,
         };
@@ -133,6 +144,13 @@ impl<'s, S: Sink> Unroller<'s, S> {
 
     pub fn n_clauses(&self) -> usize {
         self.n_clauses
+    }
+
+    /// Keeps the DIMACS labels of the literals and the forced values
+    /// ([`Unroller::labels`], [`Unroller::fixed`]); call before the first
+    /// frame.
+    pub fn keep_labels(&mut self) {
+        self.keep_labels = true;
     }
 
     pub fn labels(&self) -> &[Label] {
@@ -194,43 +212,59 @@ impl<'s, S: Sink> Unroller<'s, S> {
 
     /// A literal equivalent to the conjunction of `lits` (cached).
     pub fn and(&mut self, lits: &[Lit]) -> Result<Lit, BmcError> {
-        let mut c: Vec<Lit> = Vec::with_capacity(lits.len());
-        for &l in lits {
-            if l == !self.top {
-                return Ok(!self.top);
+        self.and_of(lits.iter().copied())
+    }
+
+    /// [`Unroller::and`] over any literals; the inputs are gathered in a
+    /// reused buffer, so a gate found in the cache costs no allocation.
+    fn and_of(&mut self, lits: impl Iterator<Item = Lit>) -> Result<Lit, BmcError> {
+        let top = self.top;
+        let mut c = std::mem::take(&mut self.and_scratch);
+        c.clear();
+        let mut false_input = false;
+        for l in lits {
+            if l == !top {
+                false_input = true;
+                break;
             }
-            if l != self.top {
+            if l != top {
                 c.push(l);
             }
         }
         c.sort_unstable();
         c.dedup();
-        if c.windows(2).any(|w| w[0] == !w[1]) {
-            return Ok(!self.top);
-        }
-        match c.len() {
-            0 => return Ok(self.top),
-            1 => return Ok(c[0]),
-            _ => {}
-        }
-        if let Some(&g) = self.gates.get(&c) {
-            return Ok(g);
-        }
+        let result = if false_input || c.windows(2).any(|w| w[0] == !w[1]) {
+            Ok(!top)
+        } else {
+            match c.len() {
+                0 => Ok(top),
+                1 => Ok(c[0]),
+                _ => match self.gates.get(c.as_slice()) {
+                    Some(&g) => Ok(g),
+                    None => self.new_gate(&c),
+                },
+            }
+        };
+        self.and_scratch = c;
+        result
+    }
+
+    /// A new AND gate over the (sorted, distinct, non-constant) `inputs`.
+    fn new_gate(&mut self, inputs: &[Lit]) -> Result<Lit, BmcError> {
         let g = self.fresh();
-        for &l in &c {
+        for &l in inputs {
             self.clause(&[!g, l])?;
         }
-        let mut long: Vec<Lit> = c.iter().map(|&l| !l).collect();
+        let mut long: Vec<Lit> = inputs.iter().map(|&l| !l).collect();
         long.push(g);
         self.clause(&long)?;
-        self.gates.insert(c, g);
+        self.gates.insert(inputs.to_vec(), g);
         Ok(g)
     }
 
     /// A literal equivalent to the disjunction of `lits`.
     pub fn or(&mut self, lits: &[Lit]) -> Result<Lit, BmcError> {
-        let neg: Vec<Lit> = lits.iter().map(|&l| !l).collect();
-        Ok(!self.and(&neg)?)
+        Ok(!self.and_of(lits.iter().map(|&l| !l))?)
     }
 
     /// A literal equivalent to `a ↔ b`.
@@ -301,17 +335,18 @@ impl<'s, S: Sink> Unroller<'s, S> {
         // Defined variables last: their definitions read the others.
         let mut defining = vec![false; sys.invar.len()];
         for i in pending {
-            let Some((c, e)) = &self.aliases[i] else {
+            // Taken out for the loan, not cloned (once per alias and step).
+            let Some((c, e)) = self.aliases[i].take() else {
                 continue;
             };
-            let (c, e) = (*c, e.clone());
             let id = VarId(i as u32);
-            let lit = self
-                .lit(&e, here)
+            let lit = self.lit(&e, here);
+            self.aliases[i] = Some((c, e));
+            let lit = lit
                 .map_err(|why| encode_err(step, &format!("INVAR `{}`", sys.invar[c].label), why))?;
             let copy = if lit.var() == self.top.var() {
                 let index = usize::from(lit == self.top);
-                self.fixed.push((id, step, index));
+                self.note_fixed(id, step, index);
                 Copy::Const(index)
             } else {
                 defining[c] = true;
@@ -382,7 +417,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
         });
         let index = forced.and_then(|v| index_of(&var.domain, v)).or(single);
         if let Some(index) = index {
-            self.fixed.push((id, step, index));
+            self.note_fixed(id, step, index);
             return Ok(Some(Copy::Const(index)));
         }
         if alias {
@@ -509,7 +544,16 @@ impl<'s, S: Sink> Unroller<'s, S> {
         Ok(())
     }
 
+    fn note_fixed(&mut self, var: VarId, step: usize, index: usize) {
+        if self.keep_labels {
+            self.fixed.push((var, step, index));
+        }
+    }
+
     fn label_copy(&mut self, var: VarId, step: usize, dom: &Domain, copy: &Copy) {
+        if !self.keep_labels {
+            return;
+        }
         let top = self.top;
         // Constant literals carry no information, except a true `≥` of a
         // pruned order copy, which counts towards the value.
@@ -547,6 +591,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
     }
 
     /// The copy of `var` used at `step`.
+    #[inline]
     pub fn copy(&self, var: VarId, step: usize) -> &Copy {
         let step = if self.sys.var(var).frozen { 0 } else { step };
         self.copies[step][var.index()]
@@ -561,13 +606,15 @@ impl<'s, S: Sink> Unroller<'s, S> {
         if i >= n {
             return Ok(!self.top);
         }
-        match self.copy(var, step).clone() {
-            Copy::Const(j) => Ok(if i == j { self.top } else { !self.top }),
-            Copy::Bool(l) => Ok(if i == 1 { l } else { !l }),
+        // No clone of the copy: a one-hot copy is as long as the domain.
+        let top = self.top;
+        match self.copy(var, step) {
+            Copy::Const(j) => Ok(if i == *j { top } else { !top }),
+            Copy::Bool(l) => Ok(if i == 1 { *l } else { !*l }),
             Copy::OneHot(eq) => Ok(eq[i]),
             Copy::Order(ge) => {
-                let lo = if i == 0 { self.top } else { ge[i - 1] };
-                let hi = if i + 1 < n { !ge[i] } else { self.top };
+                let lo = if i == 0 { top } else { ge[i - 1] };
+                let hi = if i + 1 < n { !ge[i] } else { top };
                 self.and(&[lo, hi])
             }
             Copy::Log(bits) => {

@@ -115,15 +115,23 @@ pub fn sat_options(p: &Puzzle) -> CompileOptions {
     }
 }
 
-/// Shortest-path lengths (in moves) from `from` to every open cell;
-/// `None` when unreachable.
-fn distances(p: &Puzzle, from: CellId) -> Vec<Option<usize>> {
-    let mut dist = vec![None; p.open_count()];
+/// Every open cell's neighbours, by cell id (computed once for the many
+/// searches over one puzzle).
+fn adjacency(p: &Puzzle) -> Vec<Vec<CellId>> {
+    (0..p.open_count() as u32)
+        .map(|c| p.neighbours(CellId(c)))
+        .collect()
+}
+
+/// Shortest-path lengths (in moves) from `from` to every open cell, over
+/// the [`adjacency`] of the puzzle; `None` when unreachable.
+fn distances(adj: &[Vec<CellId>], from: CellId) -> Vec<Option<usize>> {
+    let mut dist = vec![None; adj.len()];
     dist[from.index()] = Some(0);
     let mut queue = VecDeque::from([from]);
     while let Some(c) = queue.pop_front() {
         let d = dist[c.index()].unwrap_or(0);
-        for n in p.neighbours(c) {
+        for &n in &adj[c.index()] {
             if dist[n.index()].is_none() {
                 dist[n.index()] = Some(d + 1);
                 queue.push_back(n);
@@ -131,6 +139,15 @@ fn distances(p: &Puzzle, from: CellId) -> Vec<Option<usize>> {
         }
     }
     dist
+}
+
+/// The distance from each given to the next (in number order), the
+/// number of open cells where there is no way between them.
+fn gaps(p: &Puzzle, adj: &[Vec<CellId>], givens: &[(u32, CellId)]) -> Vec<usize> {
+    givens
+        .windows(2)
+        .map(|w| distances(adj, w[0].1)[w[1].1.index()].unwrap_or(p.open_count()))
+        .collect()
 }
 
 /// For every cell, the 1-based steps it can be visited at, as far as the
@@ -156,11 +173,12 @@ fn windows(p: &Puzzle) -> Vec<Vec<bool>> {
             .map(|(k, c)| (k as usize, c))
             .collect(),
     };
+    let adj = adjacency(p);
     if p.variant == Variant::Waypoint {
-        waypoint_windows(p, &mut ok);
+        waypoint_windows(p, &adj, &mut ok);
     }
     for (k, at) in anchors {
-        let dist = distances(p, at);
+        let dist = distances(&adj, at);
         for c in 0..n {
             let Some(d) = dist[c] else {
                 ok[c].iter_mut().for_each(|x| *x = false);
@@ -181,13 +199,10 @@ fn windows(p: &Puzzle) -> Vec<Vec<bool>> {
 /// Waypoint `k` comes after the walk through waypoints `1..k`, each leg
 /// at least as long as the distance between its ends, and before the
 /// legs to the last one: its step lies in `1 + Σ before ..= n - Σ after`.
-fn waypoint_windows(p: &Puzzle, ok: &mut [Vec<bool>]) {
+fn waypoint_windows(p: &Puzzle, adj: &[Vec<CellId>], ok: &mut [Vec<bool>]) {
     let n = p.open_count();
     let givens = p.givens();
-    let legs: Vec<usize> = givens
-        .windows(2)
-        .map(|w| distances(p, w[0].1)[w[1].1.index()].unwrap_or(n))
-        .collect();
+    let legs = gaps(p, adj, &givens);
     let total: usize = legs.iter().sum();
     let mut before = 0;
     for (i, &(_, c)) in givens.iter().enumerate() {
@@ -253,19 +268,20 @@ pub fn cover(p: &Puzzle, v: &GridVars, sys: &mut System) {
 }
 
 /// The direction name of the move from `a` to the adjacent `b`.
-fn direction(p: &Puzzle, a: CellId, b: CellId) -> String {
+fn direction(p: &Puzzle, a: CellId, b: CellId) -> &'static str {
+    use std::cmp::Ordering::{Equal, Greater, Less};
     let (x, y) = (p.coord(a), p.coord(b));
-    let ns = match y.row.cmp(&x.row) {
-        std::cmp::Ordering::Less => "n",
-        std::cmp::Ordering::Greater => "s",
-        std::cmp::Ordering::Equal => "",
-    };
-    let ew = match y.col.cmp(&x.col) {
-        std::cmp::Ordering::Less => "w",
-        std::cmp::Ordering::Greater => "e",
-        std::cmp::Ordering::Equal => "",
-    };
-    format!("{ns}{ew}")
+    match (y.row.cmp(&x.row), y.col.cmp(&x.col)) {
+        (Less, Less) => "nw",
+        (Less, Equal) => "n",
+        (Less, Greater) => "ne",
+        (Equal, Less) => "w",
+        (Equal, Equal) => "",
+        (Equal, Greater) => "e",
+        (Greater, Less) => "sw",
+        (Greater, Equal) => "s",
+        (Greater, Greater) => "se",
+    }
 }
 
 const END: &str = "end";
@@ -312,7 +328,7 @@ fn add_path_order(p: &Puzzle, v: &GridVars, sys: &mut System) -> Vec<VarId> {
             let mut dirs: Vec<String> = p
                 .neighbours(c)
                 .into_iter()
-                .map(|d| direction(p, c, d))
+                .map(|d| direction(p, c, d).to_string())
                 .collect();
             dirs.push(END.into());
             sys.add_var(format!("succ_{}", c.0), Domain::Enum(dirs), true)
@@ -320,7 +336,7 @@ fn add_path_order(p: &Puzzle, v: &GridVars, sys: &mut System) -> Vec<VarId> {
         .collect();
     let r = |c: CellId| Expr::var(rank[c.index()]);
     let goes =
-        |a: CellId, b: CellId| Expr::eq(Expr::var(succ[a.index()]), Expr::sym(&direction(p, a, b)));
+        |a: CellId, b: CellId| Expr::eq(Expr::var(succ[a.index()]), Expr::sym(direction(p, a, b)));
     for &c in &cells {
         for d in p.neighbours(c) {
             invar(
@@ -479,7 +495,7 @@ pub fn cycles(p: &Puzzle, v: &GridVars, sys: &mut System) {
                 .map(|i| {
                     let (a, b) = (ring[i], ring[(i + 1) % k]);
                     let (a, b) = if forward { (a, b) } else { (b, a) };
-                    Expr::eq(Expr::var(succ[a.index()]), Expr::sym(&direction(p, a, b)))
+                    Expr::eq(Expr::var(succ[a.index()]), Expr::sym(direction(p, a, b)))
                 })
                 .collect();
             invar(
@@ -502,7 +518,8 @@ fn add_legs(p: &Puzzle, succ: &[VarId], sys: &mut System) {
     if m < 2 {
         return;
     }
-    let dist: Vec<Vec<Option<usize>>> = givens.iter().map(|&(_, c)| distances(p, c)).collect();
+    let adj = adjacency(p);
+    let dist: Vec<Vec<Option<usize>>> = givens.iter().map(|&(_, c)| distances(&adj, c)).collect();
     let gap = |j: usize| dist[j][givens[j + 1].1.index()].unwrap_or(n);
     let total: usize = (0..m - 1).map(gap).sum();
     let slack = (n - 1).saturating_sub(total);
@@ -517,6 +534,7 @@ fn add_legs(p: &Puzzle, succ: &[VarId], sys: &mut System) {
     );
     let waypoint = |c: CellId| givens.iter().position(|g| g.1 == c);
     let l = |c: CellId| Expr::var(leg[c.index()]);
+    let end = p.end();
     for i in 0..n {
         let c = CellId(i as u32);
         match waypoint(c) {
@@ -542,11 +560,11 @@ fn add_legs(p: &Puzzle, succ: &[VarId], sys: &mut System) {
                 }
             }
         }
-        if Some(c) == p.end() {
+        if Some(c) == end {
             continue;
         }
         for d in p.neighbours(c) {
-            let goes = Expr::eq(Expr::var(succ[i]), Expr::sym(&direction(p, c, d)));
+            let goes = Expr::eq(Expr::var(succ[i]), Expr::sym(direction(p, c, d)));
             let (label, then) = match waypoint(d) {
                 Some(0) => continue,
                 Some(j) => (
@@ -578,9 +596,9 @@ fn add_rank_givens(p: &Puzzle, rank: &[VarId], sys: &mut System) {
         }
         return;
     }
-    for pair in givens.windows(2) {
+    let gaps = gaps(p, &adjacency(p), &givens);
+    for (pair, &gap) in givens.windows(2).zip(&gaps) {
         let ((a, x), (b, y)) = (pair[0], pair[1]);
-        let gap = distances(p, x)[y.index()].unwrap_or(p.open_count());
         invar(
             sys,
             format!("order: waypoint {b} at least {gap} steps after waypoint {a}"),
