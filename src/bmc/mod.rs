@@ -31,6 +31,7 @@ mod expr;
 mod fold;
 mod solver;
 mod unroll;
+mod value_alias;
 
 #[cfg(test)]
 mod tests;

@@ -25,6 +25,7 @@ use super::analyse;
 use super::cnf::{Label, Meaning, Sink};
 use super::domains::Domains;
 use super::expr::{At, Fail, Term};
+use super::value_alias;
 use super::{BmcError, Encoding};
 use crate::ir::{Domain, System, Trace, Value, VarId};
 
@@ -57,6 +58,9 @@ pub(crate) struct Unroller<'s, S: Sink> {
     /// Per variable: the INVAR and expression that define it, if any (see
     /// [`analyse::aliases`]); its copy is then the expression's literal.
     aliases: Vec<Option<(usize, crate::ir::Expr)>>,
+    /// Per variable: the INVARs that define its one-hot value literals
+    /// (see [`super::value_alias`]); empty for most.
+    value_aliases: Vec<Vec<Option<value_alias::ValueDef>>>,
     /// The values forced at each step so far.
     forced: Vec<Vec<Option<Value>>>,
     n_vars: u32,
@@ -89,7 +93,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             Encoding::Auto => analyse::ordered_vars(sys),
             _ => Default::default(),
         };
-        let encodings = (0..sys.vars.len() as u32)
+        let encodings: Vec<Encoding> = (0..sys.vars.len() as u32)
             .map(|i| match enc {
                 Encoding::Auto if ordered.contains(&VarId(i)) => Encoding::Order,
                 Encoding::Auto => Encoding::OneHot,
@@ -101,12 +105,20 @@ impl<'s, S: Sink> Unroller<'s, S> {
             .iter()
             .map(|c| analyse::frozen_only(sys, &c.expr))
             .collect();
+        let aliases = analyse::aliases(sys);
+        let mut value_aliases = value_alias::value_aliases(sys, &aliases);
+        for (defs, enc) in value_aliases.iter_mut().zip(&encodings) {
+            if *enc != Encoding::OneHot {
+                defs.clear();
+            }
+        }
         let mut u = Unroller {
             sys,
             sink,
             encodings,
             invar_once,
-            aliases: analyse::aliases(sys),
+            aliases,
+            value_aliases,
             forced: Vec::new(),
             n_vars: 0,
             n_clauses: 0,
@@ -276,7 +288,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 frame.push(None);
                 continue;
             }
-            let alias = self.aliases[i].is_some();
+            let alias = self.aliases[i].is_some() || !self.value_aliases[i].is_empty();
             match self.frame_copy(id, step, forced[i].as_ref(), domains.as_ref(), alias) {
                 Ok(copy) => {
                     if copy.is_none() {
@@ -300,6 +312,13 @@ impl<'s, S: Sink> Unroller<'s, S> {
         };
         // Defined variables last: their definitions read the others.
         let mut defining = vec![false; sys.invar.len()];
+        // Valued ones first: the booleans' definitions may read them.
+        for &i in &pending {
+            if !self.value_aliases[i].is_empty() {
+                let copy = self.defined_one_hot(VarId(i as u32), step, &mut defining)?;
+                self.copies[step][i] = Some(copy);
+            }
+        }
         for i in pending {
             let Some((c, e)) = &self.aliases[i] else {
                 continue;
@@ -394,6 +413,63 @@ impl<'s, S: Sink> Unroller<'s, S> {
         let copy = self.new_copy(&var.domain, self.encodings[id.index()], allowed)?;
         self.label_copy(id, step, &var.domain, &copy);
         Ok(Some(copy))
+    }
+
+    /// The one-hot copy of `id` at `step` whose value literals are, where
+    /// an INVAR `id = v <-> e` defines them (see [`super::value_alias`]),
+    /// the literal of `e`: that INVAR is then not asserted at this step
+    /// (`defining`). A value the pruned domain rules out is false, and so
+    /// is its `e`; a definition that folds to `TRUE` or to a negative
+    /// literal gets a fresh variable and its INVAR as usual (the DIMACS
+    /// labels name positive literals of free variables only).
+    fn defined_one_hot(
+        &mut self,
+        id: VarId,
+        step: usize,
+        defining: &mut [bool],
+    ) -> Result<Copy, BmcError> {
+        let sys = self.sys;
+        let dom = &sys.var(id).domain;
+        let allowed: Option<Vec<bool>> = self
+            .domains
+            .as_ref()
+            .filter(|d| step < d.steps())
+            .map(|d| d.allowed(id, step).to_vec());
+        let here = At {
+            cur: step,
+            next: None,
+        };
+        let defs = self.value_aliases[id.index()].clone();
+        let mut eq = Vec::with_capacity(dom.size());
+        for (j, def) in defs.iter().enumerate() {
+            let ok = allowed.as_ref().is_none_or(|a| a[j]);
+            let Some((c, e)) = def else {
+                eq.push(if ok { self.fresh() } else { !self.top });
+                continue;
+            };
+            let lit = self.lit(e, here).map_err(|why| {
+                encode_err(step, &format!("INVAR `{}`", sys.invar[*c].label), why)
+            })?;
+            if !ok {
+                self.clause(&[!lit])?;
+                defining[*c] = true;
+                eq.push(!self.top);
+            } else if lit == !self.top {
+                defining[*c] = true;
+                eq.push(lit);
+            } else if lit.is_neg() || lit == self.top {
+                eq.push(self.fresh());
+            } else {
+                defining[*c] = true;
+                eq.push(lit);
+            }
+        }
+        self.clause(&eq)?;
+        let live: Vec<Lit> = eq.iter().copied().filter(|&l| l != !self.top).collect();
+        self.at_most_one(&live)?;
+        let copy = Copy::OneHot(eq);
+        self.label_copy(id, step, dom, &copy);
+        Ok(copy)
     }
 
     /// A new copy of a variable; `allowed` (by value index) restricts it
