@@ -508,22 +508,21 @@ impl<'s, S: Sink> Unroller<'s, S> {
                     self.clause(&[])?;
                     return Ok(Copy::Order(vec![self.top; n.saturating_sub(1)]));
                 };
-                // ge[i] means "index ≥ i + 1": true below lo, false past hi.
-                let ge: Vec<Lit> = (1..n)
-                    .map(|i| match i {
+                // ge[i] means "index ≥ i + 1": true below lo, false past
+                // hi. Across a hole `j` inside lo..hi, "≥ j + 1" is "≥ j":
+                // the same literal (merged, not tied by clauses).
+                let mut ge: Vec<Lit> = Vec::with_capacity(n.saturating_sub(1));
+                for i in 1..n {
+                    let lit = match i {
                         i if i <= lo => self.top,
                         i if i > hi => !self.top,
+                        i if !ok(i - 1) => ge[i - 2],
                         _ => self.fresh(),
-                    })
-                    .collect();
+                    };
+                    ge.push(lit);
+                }
                 for w in ge.windows(2) {
                     self.clause(&[!w[1], w[0]])?;
-                }
-                // Holes inside lo..hi: not (≥ j and not ≥ j + 1).
-                for j in lo + 1..hi {
-                    if !ok(j) {
-                        self.clause(&[!ge[j - 1], ge[j]])?;
-                    }
                 }
                 Copy::Order(ge)
             }
@@ -845,6 +844,45 @@ pub(crate) fn index_of(dom: &Domain, value: &Value) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::bmc::cnf::ClauseLog;
+
+    #[test]
+    fn order_merges_the_literals_across_holes() {
+        // Values 0..=7 with 1, 3, 4 and 6 allowed: holes at 2 and 5.
+        let dom = Domain::Range { lo: 0, hi: 7 };
+        let allowed = [false, true, false, true, true, false, true, false];
+        let sys = System::default();
+        let mut u = Unroller::new(&sys, Encoding::Order, ClauseLog::default()).unwrap();
+        let Copy::Order(ge) = u.new_copy(&dom, Encoding::Order, Some(&allowed)).unwrap() else {
+            panic!("order copy expected")
+        };
+        let top = u.top();
+        let mut vars: Vec<Var> = ge
+            .iter()
+            .map(|l| l.var())
+            .filter(|&v| v != top.var())
+            .collect();
+        vars.dedup();
+        assert_eq!(
+            vars.len(),
+            3,
+            "one SAT variable per step between allowed values"
+        );
+        let mut values = Vec::new();
+        for code in 0..(1usize << vars.len()) {
+            let val = |l: Lit| {
+                l == top
+                    || (l != !top && {
+                        let p = vars.iter().position(|&v| v == l.var()).unwrap();
+                        (code >> p & 1 == 1) != l.is_neg()
+                    })
+            };
+            if u.sink.clauses.iter().all(|c| c.iter().any(|&l| val(l))) {
+                values.push(ge.iter().filter(|&&l| val(l)).count());
+            }
+        }
+        values.sort();
+        assert_eq!(values, [1, 3, 4, 6]);
+    }
 
     #[test]
     fn log_forbids_exactly_the_codes_above_the_maximum() {

@@ -112,6 +112,14 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// 18 blocked, seeds 1-12, 20 s cap): median 3.8 -> 2.9, within 2 s 1 ->
 /// 5, the one over the cap done in 12.5; corpus (median of 3) 15x15-s1
 /// 5.9 -> 1.9, s2 1.95 -> 1.74, 12x12 0.71/0.52 -> 0.27/0.59.
+///
+/// Won (generic, the order encoding): a value the pruned domain rules
+/// out inside a variable's range makes "≥ v + 1" the same literal as
+/// "≥ v" instead of a clause tying them; the parity windows leave every
+/// other rank out, so 15x15 CNFs lose 31% of their variables and 22% of
+/// their clauses. Same 12 fresh puzzles: conflicts summed 52k -> 37k,
+/// median CPU 3.2 -> 2.2 s (one 9.9 -> 1.7); corpus 15x15-s1 1.9 -> 1.3,
+/// s2 1.74 -> 0.66.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
     let mut extras: Vec<Extra> = match p.variant {
         Variant::Waypoint => vec![path_order, legs, cycles],
