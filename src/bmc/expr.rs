@@ -731,9 +731,14 @@ impl<S: Sink> Unroller<'_, S> {
         }
         if let (Some((lo_a, hi_a)), Some((lo_b, hi_b))) = (self.order_range(a), self.order_range(b))
         {
-            // Order encodings: a = b iff a ≥ t ⇔ b ≥ t for every t.
+            // Order encodings: a = b iff a ≥ t ⇔ b ≥ t for every t (a
+            // pair of literals repeated across pruned holes said once).
+            let mut last = None;
             for t in lo_a.min(lo_b)..=hi_a.max(hi_b) + 1 {
                 let (x, y) = (self.ge_const(a, t)?, self.ge_const(b, t)?);
+                if last.replace((x, y)) == Some((x, y)) {
+                    continue;
+                }
                 self.clause_under(guard, &[!x, y])?;
                 self.clause_under(guard, &[x, !y])?;
             }
