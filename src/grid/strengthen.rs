@@ -134,6 +134,14 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// clauses): 15x15 CNF 479k -> 357k clauses; same 12 puzzles median CPU
 /// 1.2 -> 0.9 s, within 2 s 8 (different ones: conflicts move 0.5-2.5x
 /// either way with any change of clause order).
+///
+/// Tried after these and lost (conflicts summed over the 12, default
+/// ~48k): BatSat user polarity TRUE for every variable (~96k; it also
+/// turns phase saving off) or FALSE (~81k); `random_var_freq` 0.01/0.02
+/// and random initial activities: noise (median CPU 1.6-1.9 s against
+/// 1.4 s in the same run). Tighter static rank windows (the union over
+/// the legs of `lo_j + dist(w_j, c) ..= hi_j+1 - dist(c, w_j+1)`) left
+/// the CNF unchanged: the engine's domain pruning already finds them.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
     let mut extras: Vec<Extra> = match p.variant {
         Variant::Waypoint => vec![path_order, legs, cycles, by_rank],
