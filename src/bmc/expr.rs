@@ -559,11 +559,38 @@ impl<S: Sink> Unroller<'_, S> {
                 conds.push([none_before, g].into_iter().filter(|&l| l != top).collect());
             }
             if r + 1 < runs.len() {
+                // A run that names every value its variable can have
+                // here always holds (exactly one value does): the arms
+                // after it are dead.
+                if self.run_covers(&arms[run.start].0, &gs[run.clone()], at)? {
+                    none_before = !top;
+                    continue;
+                }
                 let any = self.or(&gs[run.clone()])?;
                 none_before = self.and(&[none_before, !any])?;
             }
         }
         Ok(conds)
+    }
+
+    /// Whether the guards `lits` of a run whose first guard is `first`
+    /// (`x = c`) include the literal of every value `x` can have at `at`.
+    fn run_covers(&mut self, first: &Expr, lits: &[Lit], at: At) -> R<bool> {
+        let Expr::Eq(a, b) = first else {
+            return Ok(false);
+        };
+        let x = match (a.as_ref(), b.as_ref()) {
+            (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(_))
+            | (Expr::Const(_), x @ (Expr::Var(_) | Expr::Next(_))) => x,
+            _ => return Ok(false),
+        };
+        let t = self.term(x, at)?;
+        let no = !self.top();
+        let named: HashSet<Lit> = lits.iter().copied().collect();
+        Ok(self
+            .vals(&t)?
+            .iter()
+            .all(|(_, l)| *l == no || named.contains(l)))
     }
 
     /// The literal "the value of `x` is allowed by `rhs`" (an assignment's
