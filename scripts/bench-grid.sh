@@ -77,8 +77,9 @@ if ((nusmv_bdd + nusmv_bmc)) && [[ ! -x $nusmv ]]; then
     exit 1
 fi
 
-nice cargo build --release -q
-bin=target/release/checkmate
+# CHECKMATE_BIN: measure that binary instead (e.g. an older build).
+bin=${CHECKMATE_BIN:-target/release/checkmate}
+[[ -n ${CHECKMATE_BIN:-} ]] || nice cargo build --release -q
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -134,7 +135,7 @@ else: print("unknown")' "$1"
 }
 
 version=$(nusmv_version "$nusmv" || echo "NuSMV: not run")
-echo "checkmate $(git rev-parse --short HEAD) (release, batsat); $version;"
+echo "checkmate ${CHECKMATE_BIN:-$(git rev-parse --short HEAD)} (release, batsat); $version;"
 echo "CPU seconds, median of $runs runs ($nusmv_runs for NuSMV); timeout ${limit} s; ratios = NuSMV / checkmate time to first solution"
 echo
 header="| puzzle | open | bound | vars | clauses | answer | first (s) | unique (s) | peak MB |"

@@ -589,11 +589,38 @@ impl<S: Sink> Unroller<'_, S> {
                 conds.push([none_before, g]);
             }
             if r + 1 < runs.len() {
+                // A run that names every value its variable can have
+                // here always holds (exactly one value does): the arms
+                // after it are dead.
+                if self.run_covers(&arms[run.start].0, &gs[run.clone()], at)? {
+                    none_before = !top;
+                    continue;
+                }
                 let any = self.or(&gs[run.clone()])?;
                 none_before = self.and(&[none_before, !any])?;
             }
         }
         Ok(conds)
+    }
+
+    /// Whether the guards `lits` of a run whose first guard is `first`
+    /// (`x = c`) include the literal of every value `x` can have at `at`.
+    fn run_covers(&mut self, first: &Expr, lits: &[Lit], at: At) -> R<bool> {
+        let Expr::Eq(a, b) = first else {
+            return Ok(false);
+        };
+        let x = match (a.as_ref(), b.as_ref()) {
+            (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(_))
+            | (Expr::Const(_), x @ (Expr::Var(_) | Expr::Next(_))) => x,
+            _ => return Ok(false),
+        };
+        let t = self.term(x, at)?;
+        let no = !self.top();
+        let named: HashSet<Lit> = lits.iter().copied().collect();
+        Ok(self
+            .vals(&t)?
+            .iter()
+            .all(|(_, l)| *l == no || named.contains(l)))
     }
 
     /// The literal "the value of `x` is allowed by `rhs`" (an assignment's
@@ -789,9 +816,14 @@ impl<S: Sink> Unroller<'_, S> {
         }
         if let (Some((lo_a, hi_a)), Some((lo_b, hi_b))) = (self.order_range(a), self.order_range(b))
         {
-            // Order encodings: a = b iff a ≥ t ⇔ b ≥ t for every t.
+            // Order encodings: a = b iff a ≥ t ⇔ b ≥ t for every t (a
+            // pair of literals repeated across pruned holes said once).
+            let mut last = None;
             for t in lo_a.min(lo_b)..=hi_a.max(hi_b) + 1 {
                 let (x, y) = (self.ge_const(a, t)?, self.ge_const(b, t)?);
+                if last.replace((x, y)) == Some((x, y)) {
+                    continue;
+                }
                 self.clause_under(guard, &[!x, y])?;
                 self.clause_under(guard, &[x, !y])?;
             }

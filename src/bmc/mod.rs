@@ -32,6 +32,7 @@ mod fold;
 mod program;
 mod solver;
 mod unroll;
+mod value_alias;
 
 #[cfg(test)]
 mod tests;

@@ -346,6 +346,47 @@ fn case_takes_the_first_true_guard() {
 }
 
 #[test]
+fn arms_after_a_run_naming_every_value_are_dead() {
+    // `x = 0` … `x = 3` name every value: the `TRUE` arm is dead; the
+    // paths are those of the named arms, with or without pruning.
+    let mut sys = System::default();
+    let x = sys.add_var("x", Domain::Range { lo: 0, hi: 3 }, false);
+    sys.init_assign.push(Assign {
+        var: x,
+        value: Expr::Set(vec![Expr::int(0), Expr::int(1), Expr::int(2)]),
+    });
+    let arm = |c: i64, to: Vec<Expr>| (Expr::eq(Expr::var(x), Expr::int(c)), Expr::Set(to));
+    sys.next_assign.push(Assign {
+        var: x,
+        value: Expr::Case(vec![
+            arm(0, vec![Expr::int(1)]),
+            arm(1, vec![Expr::int(2), Expr::int(0)]),
+            arm(2, vec![Expr::int(0)]),
+            arm(3, vec![Expr::int(3)]),
+            (Expr::t(), Expr::Set(vec![Expr::int(3)])),
+        ]),
+    });
+    sys.bound = Some(2);
+    for enc in ENCODINGS {
+        for prune in [true, false] {
+            let r = solve(
+                &sys,
+                &BmcOptions {
+                    count: Some(0),
+                    prune,
+                    ..opts(enc)
+                },
+            )
+            .unwrap();
+            let mut paths: Vec<Vec<i64>> = r.traces.iter().map(|t| ints(t, x)).collect();
+            paths.sort();
+            let want = [[0, 1, 0], [0, 1, 2], [1, 0, 1], [1, 2, 0], [2, 0, 1]];
+            assert_eq!(paths, want, "{enc}, prune {prune}");
+        }
+    }
+}
+
+#[test]
 fn enums_membership_and_ite() {
     let mut sys = System::default();
     let colours = Domain::Enum(vec!["red".into(), "green".into(), "blue".into()]);

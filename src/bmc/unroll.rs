@@ -25,6 +25,7 @@ use super::analyse;
 use super::cnf::{Label, Meaning, Sink};
 use super::domains::Domains;
 use super::expr::{At, Fail, Term};
+use super::value_alias;
 use super::{BmcError, Encoding};
 use crate::ir::{Domain, System, Trace, Value, VarId};
 
@@ -57,6 +58,9 @@ pub(crate) struct Unroller<'s, S: Sink> {
     /// Per variable: the INVAR and expression that define it, if any (see
     /// [`analyse::aliases`]); its copy is then the expression's literal.
     aliases: Vec<Option<(usize, crate::ir::Expr)>>,
+    /// Per variable: the INVARs that define its one-hot value literals
+    /// (see [`super::value_alias`]); empty for most.
+    value_aliases: Vec<Vec<Option<value_alias::ValueDef>>>,
     /// The values forced at each step so far.
     forced: Vec<Vec<Option<Value>>>,
     n_vars: u32,
@@ -97,7 +101,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             Encoding::Auto => analyse::ordered_vars(sys),
             _ => Default::default(),
         };
-        let encodings = (0..sys.vars.len() as u32)
+        let encodings: Vec<Encoding> = (0..sys.vars.len() as u32)
             .map(|i| match enc {
                 Encoding::Auto if ordered.contains(&VarId(i)) => Encoding::Order,
                 Encoding::Auto => Encoding::OneHot,
@@ -109,12 +113,20 @@ impl<'s, S: Sink> Unroller<'s, S> {
             .iter()
             .map(|c| analyse::frozen_only(sys, &c.expr))
             .collect();
+        let aliases = analyse::aliases(sys);
+        let mut value_aliases = value_alias::value_aliases(sys, &aliases);
+        for (defs, enc) in value_aliases.iter_mut().zip(&encodings) {
+            if *enc != Encoding::OneHot {
+                defs.clear();
+            }
+        }
         let mut u = Unroller {
             sys,
             sink,
             encodings,
             invar_once,
-            aliases: analyse::aliases(sys),
+            aliases,
+            value_aliases,
             forced: Vec::new(),
             n_vars: 0,
             n_clauses: 0,
@@ -310,7 +322,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 frame.push(None);
                 continue;
             }
-            let alias = self.aliases[i].is_some();
+            let alias = self.aliases[i].is_some() || !self.value_aliases[i].is_empty();
             match self.frame_copy(id, step, forced[i].as_ref(), domains.as_ref(), alias) {
                 Ok(copy) => {
                     if copy.is_none() {
@@ -334,6 +346,13 @@ impl<'s, S: Sink> Unroller<'s, S> {
         };
         // Defined variables last: their definitions read the others.
         let mut defining = vec![false; sys.invar.len()];
+        // Valued ones first: the booleans' definitions may read them.
+        for &i in &pending {
+            if !self.value_aliases[i].is_empty() {
+                let copy = self.defined_one_hot(VarId(i as u32), step, &mut defining)?;
+                self.copies[step][i] = Some(copy);
+            }
+        }
         for i in pending {
             // Taken out for the loan, not cloned (once per alias and step).
             let Some((c, e)) = self.aliases[i].take() else {
@@ -431,6 +450,63 @@ impl<'s, S: Sink> Unroller<'s, S> {
         Ok(Some(copy))
     }
 
+    /// The one-hot copy of `id` at `step` whose value literals are, where
+    /// an INVAR `id = v <-> e` defines them (see [`super::value_alias`]),
+    /// the literal of `e`: that INVAR is then not asserted at this step
+    /// (`defining`). A value the pruned domain rules out is false, and so
+    /// is its `e`; a definition that folds to `TRUE` or to a negative
+    /// literal gets a fresh variable and its INVAR as usual (the DIMACS
+    /// labels name positive literals of free variables only).
+    fn defined_one_hot(
+        &mut self,
+        id: VarId,
+        step: usize,
+        defining: &mut [bool],
+    ) -> Result<Copy, BmcError> {
+        let sys = self.sys;
+        let dom = &sys.var(id).domain;
+        let allowed: Option<Vec<bool>> = self
+            .domains
+            .as_ref()
+            .filter(|d| step < d.steps())
+            .map(|d| d.allowed(id, step).to_vec());
+        let here = At {
+            cur: step,
+            next: None,
+        };
+        let defs = self.value_aliases[id.index()].clone();
+        let mut eq = Vec::with_capacity(dom.size());
+        for (j, def) in defs.iter().enumerate() {
+            let ok = allowed.as_ref().is_none_or(|a| a[j]);
+            let Some((c, e)) = def else {
+                eq.push(if ok { self.fresh() } else { !self.top });
+                continue;
+            };
+            let lit = self.lit(e, here).map_err(|why| {
+                encode_err(step, &format!("INVAR `{}`", sys.invar[*c].label), why)
+            })?;
+            if !ok {
+                self.clause(&[!lit])?;
+                defining[*c] = true;
+                eq.push(!self.top);
+            } else if lit == !self.top {
+                defining[*c] = true;
+                eq.push(lit);
+            } else if lit.is_neg() || lit == self.top {
+                eq.push(self.fresh());
+            } else {
+                defining[*c] = true;
+                eq.push(lit);
+            }
+        }
+        self.clause(&eq)?;
+        let live: Vec<Lit> = eq.iter().copied().filter(|&l| l != !self.top).collect();
+        self.at_most_one(&live)?;
+        let copy = Copy::OneHot(eq);
+        self.label_copy(id, step, dom, &copy);
+        Ok(copy)
+    }
+
     /// A new copy of a variable; `allowed` (by value index) restricts it
     /// to the values a solution can have there (no value: unsatisfiable).
     fn new_copy(
@@ -467,22 +543,21 @@ impl<'s, S: Sink> Unroller<'s, S> {
                     self.clause(&[])?;
                     return Ok(Copy::Order(vec![self.top; n.saturating_sub(1)]));
                 };
-                // ge[i] means "index ≥ i + 1": true below lo, false past hi.
-                let ge: Vec<Lit> = (1..n)
-                    .map(|i| match i {
+                // ge[i] means "index ≥ i + 1": true below lo, false past
+                // hi. Across a hole `j` inside lo..hi, "≥ j + 1" is "≥ j":
+                // the same literal (merged, not tied by clauses).
+                let mut ge: Vec<Lit> = Vec::with_capacity(n.saturating_sub(1));
+                for i in 1..n {
+                    let lit = match i {
                         i if i <= lo => self.top,
                         i if i > hi => !self.top,
+                        i if !ok(i - 1) => ge[i - 2],
                         _ => self.fresh(),
-                    })
-                    .collect();
+                    };
+                    ge.push(lit);
+                }
                 for w in ge.windows(2) {
                     self.clause(&[!w[1], w[0]])?;
-                }
-                // Holes inside lo..hi: not (≥ j and not ≥ j + 1).
-                for j in lo + 1..hi {
-                    if !ok(j) {
-                        self.clause(&[!ge[j - 1], ge[j]])?;
-                    }
                 }
                 Copy::Order(ge)
             }
@@ -816,6 +891,45 @@ pub(crate) fn index_of(dom: &Domain, value: &Value) -> Option<usize> {
 mod tests {
     use super::*;
     use crate::bmc::cnf::ClauseLog;
+
+    #[test]
+    fn order_merges_the_literals_across_holes() {
+        // Values 0..=7 with 1, 3, 4 and 6 allowed: holes at 2 and 5.
+        let dom = Domain::Range { lo: 0, hi: 7 };
+        let allowed = [false, true, false, true, true, false, true, false];
+        let sys = System::default();
+        let mut u = Unroller::new(&sys, Encoding::Order, ClauseLog::default()).unwrap();
+        let Copy::Order(ge) = u.new_copy(&dom, Encoding::Order, Some(&allowed)).unwrap() else {
+            panic!("order copy expected")
+        };
+        let top = u.top();
+        let mut vars: Vec<Var> = ge
+            .iter()
+            .map(|l| l.var())
+            .filter(|&v| v != top.var())
+            .collect();
+        vars.dedup();
+        assert_eq!(
+            vars.len(),
+            3,
+            "one SAT variable per step between allowed values"
+        );
+        let mut values = Vec::new();
+        for code in 0..(1usize << vars.len()) {
+            let val = |l: Lit| {
+                l == top
+                    || (l != !top && {
+                        let p = vars.iter().position(|&v| v == l.var()).unwrap();
+                        (code >> p & 1 == 1) != l.is_neg()
+                    })
+            };
+            if u.sink.clauses.iter().all(|c| c.iter().any(|&l| val(l))) {
+                values.push(ge.iter().filter(|&&l| val(l)).count());
+            }
+        }
+        values.sort();
+        assert_eq!(values, [1, 3, 4, 6]);
+    }
 
     #[test]
     fn log_forbids_exactly_the_codes_above_the_maximum() {

@@ -365,7 +365,7 @@ fn solve_bmc(
     }
     phase_done("bmc", start);
     if std::env::var_os(PHASES_VAR).is_some() {
-        eprintln!("  bmc: {}", result.phases);
+        eprintln!("  bmc: {}, {} conflicts", result.phases, result.conflicts);
     }
     let start = Instant::now();
     let mut solutions = Vec::new();

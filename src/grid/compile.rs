@@ -282,6 +282,9 @@ fn add_next(puzzle: &Puzzle, v: &GridVars, stutter: bool, sys: &mut System) {
     }
 }
 
+/// The label (or its end) of the no-revisit TRANS.
+pub(crate) const NO_REVISIT: &str = "move onto an unvisited cell";
+
 /// Forbids moving onto a visited cell: the TRANS, or the INVAR
 /// `step = count(visited)` (a move onto a visited cell would add a step
 /// but no visited cell).
@@ -312,16 +315,13 @@ fn add_no_revisit(puzzle: &Puzzle, v: &GridVars, opts: &CompileOptions, sys: &mu
     );
     let (label, expr) = if opts.stutter {
         (
-            "unless solved: move onto an unvisited cell",
+            format!("unless solved: {NO_REVISIT}"),
             Expr::Or(vec![v.solved.clone(), fresh]),
         )
     } else {
-        ("move onto an unvisited cell", fresh)
+        (NO_REVISIT.to_string(), fresh)
     };
-    sys.trans.push(Constraint {
-        label: label.into(),
-        expr,
-    });
+    sys.trans.push(Constraint { label, expr });
 }
 
 /// The INVAR of the given numbers: waypoint order, or `step = k <-> pos = c`.

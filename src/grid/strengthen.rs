@@ -30,11 +30,12 @@ pub const EXTRAS: &[(&str, Extra)] = &[
     ("cover", cover),
     ("legs", legs),
     ("cycles", cycles),
+    ("by-rank", by_rank),
 ];
 
 /// An extra name that is not in [`EXTRAS`].
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("unknown redundant constraint set `{0}` (expected one of: distance, order, cover, legs, cycles)")]
+#[error("unknown redundant constraint set `{0}` (expected one of: distance, order, cover, legs, cycles, by-rank)")]
 pub struct UnknownExtra(pub String);
 
 /// Compile options with the named extras (and the core model's defaults).
@@ -102,9 +103,55 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// 301-304): 11 solved either way (one gained, one lost at the cap), on
 /// the 10 both solve 42.6 -> 30.3 s in all, 7 faster (up to 3x), 3
 /// slower (up to 1.3x). Numbrix and hidato CNFs are unchanged.
+///
+/// Won (generic, in the unroller, `bmc::value_alias`): likewise
+/// `pos = c <-> rank[c] = step` defines the one-hot literal `pos@s = c`
+/// as the rank gate `rank[c] = s` (one SAT variable instead of two tied
+/// by channel clauses): 15x15 CNF 13% fewer variables, 5% fewer clauses,
+/// about half the CPU per conflict (MiniSat on the DIMACS, 3 puzzles).
+/// `solve --count 2`, CPU s (`scripts/bench-fresh.sh`, 12 fresh 15x15,
+/// 18 blocked, seeds 1-12, 20 s cap): median 3.8 -> 2.9, within 2 s 1 ->
+/// 5, the one over the cap done in 12.5; corpus (median of 3) 15x15-s1
+/// 5.9 -> 1.9, s2 1.95 -> 1.74, 12x12 0.71/0.52 -> 0.27/0.59.
+///
+/// Won (generic, the order encoding): a value the pruned domain rules
+/// out inside a variable's range makes "≥ v + 1" the same literal as
+/// "≥ v" instead of a clause tying them; the parity windows leave every
+/// other rank out, so 15x15 CNFs lose 31% of their variables and 22% of
+/// their clauses. Same 12 fresh puzzles: conflicts summed 52k -> 37k,
+/// median CPU 3.2 -> 2.2 s (one 9.9 -> 1.7); corpus 15x15-s1 1.9 -> 1.3,
+/// s2 1.74 -> 0.66.
+///
+/// Won: [`by_rank`] (the ranks define `visited`; no `next(visited)`, no
+/// no-revisit TRANS): 15x15 CNF another 22% fewer variables and 18%
+/// fewer clauses, ~0.45 ms per conflict (from ~1 ms at the start of
+/// these three). Same 12 fresh puzzles: median CPU 2.2 -> 1.2 s, within
+/// 2 s 5 -> 8 (conflicts 37k -> 46k in all: heavy tails); corpus
+/// 15x15-s1 1.3 -> 1.6, s2 0.66 -> 0.82.
+///
+/// Won: `a = b` between two order-encoded terms said once per distinct
+/// pair of `≥` literals (the merged holes had doubled the `succ -> rank`
+/// clauses): 15x15 CNF 479k -> 357k clauses; same 12 puzzles median CPU
+/// 1.2 -> 0.9 s, within 2 s 8 (different ones: conflicts move 0.5-2.5x
+/// either way with any change of clause order).
+///
+/// Won (generic, in the encoder): a `case` whose run of `x = c` guards
+/// names every value `x` can have makes the arms after it dead (the core
+/// model's `TRUE: pos` fallback of `next(pos)`): 10% fewer clauses on
+/// every grid CNF (numbrix and hidato unchanged in time). 24 fresh 15x15
+/// (the 12 above and seeds 13-24 with 8 blocked cells): within 2 s 11 ->
+/// 18, slowest 10.2 -> 8.2 s (conflicts up on some, down on others).
+///
+/// Tried after these and lost (conflicts summed over the 12, default
+/// ~48k): BatSat user polarity TRUE for every variable (~96k; it also
+/// turns phase saving off) or FALSE (~81k); `random_var_freq` 0.01/0.02
+/// and random initial activities: noise (median CPU 1.6-1.9 s against
+/// 1.4 s in the same run). Tighter static rank windows (the union over
+/// the legs of `lo_j + dist(w_j, c) ..= hi_j+1 - dist(c, w_j+1)`) left
+/// the CNF unchanged: the engine's domain pruning already finds them.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
     let mut extras: Vec<Extra> = match p.variant {
-        Variant::Waypoint => vec![path_order, legs, cycles],
+        Variant::Waypoint => vec![path_order, legs, cycles, by_rank],
         Variant::Numbrix | Variant::Hidato => Vec::new(),
     };
     extras.push(cover);
@@ -420,6 +467,26 @@ fn add_path_order(p: &Puzzle, v: &GridVars, sys: &mut System) -> Vec<VarId> {
         );
     }
     succ
+}
+
+/// `by-rank` (adds [`path_order`] if needed): the ranks say what the
+/// core model's bookkeeping says, so it goes. `visited[c] <-> rank[c] <=
+/// step` defines `visited` (its init and next assignments are dropped),
+/// and `pos = c <-> rank[c] = step` puts every cell on the path at one
+/// step only (the no-revisit TRANS is dropped). The paths over `pos` are
+/// the same; the bounded model checker, which turns both INVARs into the
+/// ranks' own literals, no longer encodes a gate and two channel clauses
+/// per cell and step for `next(visited)` and a clause for the TRANS, all
+/// implied by the ranks. Only the unrolling of the hidato `count`
+/// invariant is left alone (it is not a TRANS; numbrix and waypoint use
+/// the TRANS).
+pub fn by_rank(p: &Puzzle, v: &GridVars, sys: &mut System) {
+    succ_vars(p, v, sys);
+    let visited = |a: &crate::ir::Assign| v.visited.contains(&a.var);
+    sys.init_assign.retain(|a| !visited(a));
+    sys.next_assign.retain(|a| !visited(a));
+    sys.trans
+        .retain(|c| !c.label.ends_with(super::compile::NO_REVISIT));
 }
 
 /// The `succ_i` variables of [`path_order`], adding it if it is not
@@ -738,6 +805,8 @@ mod tests {
                 &["order", "legs", "cycles", "cover"],
                 &["distance", "order", "cover"],
                 &["distance", "legs", "cover"],
+                &["by-rank"],
+                &["order", "legs", "cycles", "by-rank", "cover"],
             ] {
                 let (strong, _) = compile_model(&p, &options(names).unwrap());
                 let count = |sys: &System| {

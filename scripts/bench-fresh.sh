@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Fresh puzzles the engine has never been tuned on: generates one puzzle
+# per seed with scripts/gen-grid.py (default: waypoint 15x15, 18 blocked
+# cells, the generator's default share of numbers) and times `checkmate
+# solve --count 2 --json` on each (first solution and uniqueness, the
+# issue-3 measure). One markdown table: seed, open cells, numbers, answer,
+# CPU seconds (median of RUNS runs; ">T" when killed at TIMEOUT seconds,
+# not repeated), then the median over all puzzles (a timeout counts as T)
+# and how many finished within 2 s. Release build.
+#
+# Usage: scripts/bench-fresh.sh [-n RUNS] [-t TIMEOUT] [--seeds 1-12]
+#            [--variant waypoint] [--size 15x15] [--blocked 18]
+#            [--keep DIR] [-- EXTRA SOLVE ARGS...]
+#        (defaults: RUNS=1, TIMEOUT=20; --keep writes the puzzles to DIR)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/bench-lib.sh
+
+runs=1
+limit=20
+seeds=1-12
+variant=waypoint
+size=15x15
+blocked=18
+keep=""
+extra=()
+while (($#)); do
+    case "$1" in
+        -n) runs=$2; shift 2 ;;
+        -t) limit=$2; shift 2 ;;
+        --seeds) seeds=$2; shift 2 ;;
+        --variant) variant=$2; shift 2 ;;
+        --size) size=$2; shift 2 ;;
+        --blocked) blocked=$2; shift 2 ;;
+        --keep) keep=$2; shift 2 ;;
+        --) shift; extra=("$@"); break ;;
+        -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
+        *) echo "bench-fresh.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    esac
+done
+
+# CHECKMATE_BIN: measure that binary instead (e.g. an older build).
+bin=${CHECKMATE_BIN:-target/release/checkmate}
+[[ -n ${CHECKMATE_BIN:-} ]] || nice cargo build --release -q
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+dir=${keep:-$tmp}
+mkdir -p "$dir"
+
+echo "checkmate ${CHECKMATE_BIN:-$(git rev-parse --short HEAD)} (release); $variant $size, $blocked blocked;" \
+    "solve --count 2 ${extra[*]}; CPU s, median of $runs; timeout $limit s"
+echo
+echo "| seed | open | numbers | answer | CPU (s) |"
+echo "|---:|---:|---:|---|---:|"
+all=()
+within=0
+count=0
+for seed in $(seq "${seeds%-*}" "${seeds#*-}"); do
+    f=$dir/$variant-$size-b$blocked-s$seed.txt
+    python3 scripts/gen-grid.py "$variant" "${size%x*}" "${size#*x}" \
+        --blocked "$blocked" --seed "$seed" >"$f"
+    open=$(grep -v '^#' "$f" | grep -v ':' | tr ' ' '\n' | grep -c '^[.0-9]')
+    numbers=$(grep -v '^#' "$f" | grep -v ':' | tr ' ' '\n' | grep -c '^[0-9]')
+    cpus=()
+    t=""
+    for ((i = 0; i < runs; i++)); do
+        read -r cpu _ _ status < <(measure "$limit" "$tmp/out" \
+            "$bin" solve --count 2 --json --quiet --timeout "$limit" "${extra[@]}" "$f")
+        if [[ $status != ok ]] || ! grep -q '"unique"' "$tmp/out"; then
+            t=">$limit"
+            break
+        fi
+        cpus+=("$cpu")
+    done
+    if [[ -z $t ]]; then
+        t=$(printf '%s\n' "${cpus[@]}" | median)
+        answer=$(python3 -c 'import json,sys; print("unique" if json.load(open(sys.argv[1]))["unique"] else "2+")' "$tmp/out")
+        all+=("$t")
+        awk -v t="$t" 'BEGIN { exit !(t <= 2) }' && within=$((within + 1))
+        t=$(printf '%.2f' "$t")
+    else
+        answer=timeout
+        all+=("$limit")
+    fi
+    count=$((count + 1))
+    echo "| $seed | $open | $numbers | $answer | $t |"
+done
+echo
+echo "median $(printf '%s\n' "${all[@]}" | median) s; $within of $count within 2 s"
