@@ -18,7 +18,7 @@
 //! evaluation error, so wherever a `case` is encoded one of its guards is
 //! required to hold (frontends end their cases with a `TRUE` guard).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use rustsat::types::Lit;
 
