@@ -372,19 +372,12 @@ impl Program {
 
 /// `x = c` (either way round) as [`Node::EqConst`].
 fn eq_const(sys: &System, a: &Expr, b: &Expr) -> Option<Node> {
-    let (x, c) = match (a, b) {
-        (Expr::Var(_) | Expr::Next(_), Expr::Const(c)) => (a, c),
-        (Expr::Const(c), Expr::Var(_) | Expr::Next(_)) => (b, c),
-        _ => return None,
-    };
-    let (var, next) = match x {
-        Expr::Var(v) => (*v, false),
-        Expr::Next(v) => (*v, true),
-        _ => return None,
-    };
-    let dom = &sys.vars.get(var.index())?.domain;
-    let j = super::unroll::index_of(dom, c).map(|j| j as u32);
-    Some(Node::EqConst { var, next, j })
+    let (var, next, j) = eq_parts(sys, a, b)?;
+    Some(Node::EqConst {
+        var,
+        next,
+        j: j.map(|j| j as u32),
+    })
 }
 
 /// The guard `x = c` (either way round) as `(var, is_next, value index)`;
@@ -392,9 +385,15 @@ fn eq_const(sys: &System, a: &Expr, b: &Expr) -> Option<Node> {
 /// holds).
 fn eq_guard(sys: &System, g: &Expr) -> Option<(VarId, bool, Option<usize>)> {
     let Expr::Eq(a, b) = g else { return None };
-    let (x, c) = match (a.as_ref(), b.as_ref()) {
-        (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c)) => (x, c),
-        (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => (x, c),
+    eq_parts(sys, a, b)
+}
+
+/// The operands `a = b` as `(var, is_next, value index)` when one side is
+/// a (next-state) variable and the other a constant.
+fn eq_parts(sys: &System, a: &Expr, b: &Expr) -> Option<(VarId, bool, Option<usize>)> {
+    let (x, c) = match (a, b) {
+        (Expr::Var(_) | Expr::Next(_), Expr::Const(c)) => (a, c),
+        (Expr::Const(c), Expr::Var(_) | Expr::Next(_)) => (b, c),
         _ => return None,
     };
     let (v, next) = match x {
