@@ -777,25 +777,33 @@ impl System {
             },
             Expr::Lt(p, q) => Ok(self.eval_int(cur, nxt, p)? < self.eval_int(cur, nxt, q)?),
             Expr::Le(p, q) => Ok(self.eval_int(cur, nxt, p)? <= self.eval_int(cur, nxt, q)?),
-            Expr::Ite(c, p, q) => {
-                if self.eval_bool(cur, nxt, c)? {
-                    self.eval_bool(cur, nxt, p)
-                } else {
-                    self.eval_bool(cur, nxt, q)
-                }
-            }
-            Expr::Case(arms) => {
-                for (g, v) in arms {
-                    if self.eval_bool(cur, nxt, g)? {
-                        return self.eval_bool(cur, nxt, v);
-                    }
-                }
-                Err("no case guard holds".into())
-            }
+            Expr::Ite(..) | Expr::Case(_) => self.eval_bool(cur, nxt, self.branch(cur, nxt, e)?),
             _ => match self.eval(cur, nxt, e)? {
                 Value::Bool(b) => Ok(b),
                 v => not_bool(&v),
             },
+        }
+    }
+
+    /// The branch an `Ite` or a `Case` takes in this state (its chosen
+    /// arm's expression); an error when no case guard holds.
+    fn branch<'e>(
+        &self,
+        cur: &[Value],
+        nxt: Option<&[Value]>,
+        e: &'e Expr,
+    ) -> Result<&'e Expr, String> {
+        match e {
+            Expr::Ite(c, p, q) => Ok(if self.eval_bool(cur, nxt, c)? { p } else { q }),
+            Expr::Case(arms) => {
+                for (g, v) in arms {
+                    if self.eval_bool(cur, nxt, g)? {
+                        return Ok(v);
+                    }
+                }
+                Err("no case guard holds".into())
+            }
+            _ => Err("expected an if-then-else or a case".into()),
         }
     }
 
@@ -859,21 +867,7 @@ impl System {
                 }
                 Ok(Value::Int(n))
             }
-            Expr::Ite(c, p, q) => {
-                if self.eval_bool(cur, nxt, c)? {
-                    self.eval(cur, nxt, p)
-                } else {
-                    self.eval(cur, nxt, q)
-                }
-            }
-            Expr::Case(arms) => {
-                for (g, v) in arms {
-                    if self.eval_bool(cur, nxt, g)? {
-                        return self.eval(cur, nxt, v);
-                    }
-                }
-                Err("no case guard holds".into())
-            }
+            Expr::Ite(..) | Expr::Case(_) => self.eval(cur, nxt, self.branch(cur, nxt, e)?),
             Expr::In(x, set) => {
                 let v = self.eval(cur, nxt, x)?;
                 for s in set {
