@@ -3,7 +3,7 @@
 # `build.rustc-workspace-wrapper`): runs `$1` (rustc) with the remaining
 # arguments, and links the optimised `checkmate` binary statically, at a
 # fixed address (`-C target-feature=+crt-static -C relocation-model=static`)
-# when building for the GNU/Linux host.
+# when building for the GNU/Linux host without the `cadical` feature.
 #
 # Why: the whole run of `checkmate solve` on a small puzzle is a few ms,
 # and starting a process is a large part of it. A dynamically linked
@@ -20,6 +20,7 @@ shift
 name=
 type=
 opt=0
+cadical=0
 target=
 prev=
 for arg in "$@"; do
@@ -30,10 +31,13 @@ for arg in "$@"; do
     esac
     case "$arg" in
         opt-level=3) opt=1 ;;
+        # The embedded CaDiCaL links the C++ runtime as a shared library;
+        # that build keeps the default (dynamic) linking.
+        'feature="cadical"') cadical=1 ;;
     esac
     prev=$arg
 done
-if [ "$name" = checkmate ] && [ "$type" = bin ] && [ "$opt" = 1 ] && [ -z "$target" ]; then
+if [ "$name" = checkmate ] && [ "$type" = bin ] && [ "$opt" = 1 ] && [ -z "$target" ] && [ "$cadical" = 0 ]; then
     case "$(uname -sm)" in
         "Linux x86_64" | "Linux aarch64")
             exec "$rustc" "$@" -C target-feature=+crt-static -C relocation-model=static
