@@ -61,13 +61,22 @@ pub(crate) struct Unroller<'s, S: Sink> {
     /// Per variable: the INVARs that define its one-hot value literals
     /// (see [`super::value_alias`]); empty for most.
     value_aliases: Vec<Vec<Option<value_alias::ValueDef>>>,
-    /// The values forced at each step so far.
-    forced: Vec<Vec<Option<Value>>>,
+    /// The values forced at the last step so far (empty before the first
+    /// frame): the next step's are derived from them. One vector, reused
+    /// while the pruned domains cover the steps (a fresh one per step was
+    /// ~0.7 MB of new memory on a 9x9 waypoint puzzle).
+    forced: Vec<Option<Value>>,
     n_vars: u32,
     n_clauses: usize,
     top: Lit,
-    /// `copies[step][var]`; frozen variables at steps > 0 are not stored.
+    /// `copies[step][var]`; frozen variables at steps > 0 are not stored:
+    /// `None` there, and a frame after the first ends at its last
+    /// non-frozen variable (`live` entries).
     copies: Vec<Vec<Option<Copy>>>,
+    /// The length of the frames after the first: one past the last
+    /// non-frozen variable (the frozen ones the grid models declare last
+    /// were 3/4 of every frame on waypoint puzzles, ~0.5 MB on a 9x9).
+    live: usize,
     /// AND gates by their (sorted) inputs.
     gates: FxMap<Vec<Lit>, Lit>,
     /// DEFINEs compiled at a step.
@@ -132,6 +141,11 @@ impl<'s, S: Sink> Unroller<'s, S> {
             n_clauses: 0,
             top: Var::new(0).pos_lit(),
             copies: Vec::new(),
+            live: sys
+                .vars
+                .iter()
+                .rposition(|v| !v.frozen)
+                .map_or(0, |i| i + 1),
             gates: FxMap::default(),
             defines: FxMap::default(),
             goals: FxMap::default(),
@@ -305,18 +319,33 @@ impl<'s, S: Sink> Unroller<'s, S> {
     fn add_frame(&mut self) -> Result<(), BmcError> {
         let step = self.copies.len();
         // The pruned domains subsume the forced values (one value left).
-        let forced = match &self.domains {
-            Some(d) if step < d.steps() => vec![None; self.sys.vars.len()],
-            _ => {
-                analyse::forced_values(self.sys, &self.reads, self.forced.last().map(Vec::as_slice))
+        let covered = matches!(&self.domains, Some(d) if step < d.steps());
+        let forced = match covered {
+            true => {
+                // Taken out for the loan, put back below (also on error).
+                let mut none = std::mem::take(&mut self.forced);
+                if none.len() != self.sys.vars.len() || none.iter().any(Option::is_some) {
+                    none.clear();
+                    none.resize(self.sys.vars.len(), None);
+                }
+                none
+            }
+            false => {
+                let last = (step > 0).then_some(self.forced.as_slice());
+                analyse::forced_values(self.sys, &self.reads, last)
             }
         };
-        let mut frame = Vec::with_capacity(self.sys.vars.len());
+        let stored = if step == 0 {
+            self.sys.vars.len()
+        } else {
+            self.live
+        };
+        let mut frame = Vec::with_capacity(stored);
         let mut pending = Vec::new();
         // Taken out for the loan: `allowed` borrows it while clauses are
         // added (once per frame: the struct is large to move).
         let domains = self.domains.take();
-        for (i, var) in self.sys.vars.iter().enumerate() {
+        for (i, var) in self.sys.vars.iter().enumerate().take(stored) {
             let id = VarId(i as u32);
             if var.frozen && step > 0 {
                 frame.push(None);
@@ -332,13 +361,16 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 }
                 Err(e) => {
                     self.domains = domains;
+                    if covered {
+                        self.forced = forced;
+                    }
                     return Err(e);
                 }
             }
         }
         self.domains = domains;
         self.copies.push(frame);
-        self.forced.push(forced);
+        self.forced = forced;
         let sys = self.sys;
         let here = At {
             cur: step,

@@ -320,6 +320,7 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     report.print(args.json)?;
     phase_done("print", start);
+    leak_at_exit(system);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -388,7 +389,16 @@ fn solve_bmc(
         report.json.unique = Some(result.unique);
         report.exhausted = Some(result.exhausted);
     }
+    leak_at_exit(result);
     Ok(report)
+}
+
+/// Skips freeing `x`: for the large values of a `solve` (the system, the
+/// traces with their thousands of values), whose memory the process's
+/// exit right after returns at once. Freeing them piece by piece cost up
+/// to 0.8 ms of a 9x9 waypoint solve of ~15 ms.
+fn leak_at_exit<T>(x: T) {
+    std::mem::forget(x);
 }
 
 fn solve_nusmv(
