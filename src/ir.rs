@@ -488,12 +488,7 @@ impl System {
         // An invariant over frozen variables only has the same value in
         // every state once the frozen variables are known not to change
         // (checked below for every transition): one evaluation suffices.
-        let mut memo = vec![None; self.defines.len()];
-        let once: Vec<bool> = self
-            .invar
-            .iter()
-            .map(|c| self.reads_frozen_only(&c.expr, &mut memo))
-            .collect();
+        let once = self.frozen_only_invariants();
         for (step, state) in trace.states.iter().enumerate() {
             self.check_domains(step, state)?;
             for (c, &once) in self.invar.iter().zip(&once) {
@@ -540,6 +535,17 @@ impl System {
                 why,
             }),
         }
+    }
+
+    /// Per INVAR (in order): whether it reads only frozen variables, so it
+    /// has the same value in every state of a path and needs checking (or
+    /// encoding) at one step only.
+    pub(crate) fn frozen_only_invariants(&self) -> Vec<bool> {
+        let mut memo = vec![None; self.defines.len()];
+        self.invar
+            .iter()
+            .map(|c| self.reads_frozen_only(&c.expr, &mut memo))
+            .collect()
     }
 
     /// Whether `e` reads no `next(...)` and only frozen variables (through

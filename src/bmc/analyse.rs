@@ -1,9 +1,9 @@
 //! Static facts about a system that make its unrolling smaller, derived
 //! from the IR alone.
 //!
-//! Input: a [`System`]. Output: which constraints mention only frozen
-//! variables (asserted once, not at every step), which variables are
-//! compared by order (they get the order encoding under
+//! Input: a [`System`]. Output (which invariants mention only frozen
+//! variables, asserted once, is [`System::frozen_only_invariants`]):
+//! which variables are compared by order (they get the order encoding under
 //! [`Encoding::Auto`](super::Encoding::Auto)), and, frame by frame, the
 //! variables whose value is forced by their assignments alone (a step
 //! counter `init(step) := 1; next(step) := step + 1` is the constant
@@ -42,13 +42,6 @@ pub(crate) fn reads(sys: &System, e: &Expr) -> (HashSet<VarId>, HashSet<VarId>) 
         });
     }
     (cur, nxt)
-}
-
-/// Whether `e` reads only frozen variables (so it has the same value in
-/// every state of a path).
-pub(crate) fn frozen_only(sys: &System, e: &Expr) -> bool {
-    let (cur, nxt) = reads(sys, e);
-    nxt.is_empty() && cur.iter().all(|v| sys.var(*v).frozen)
 }
 
 /// The variables that appear as an operand of `<` or `≤` (directly, or

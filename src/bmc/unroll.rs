@@ -117,11 +117,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 e => e,
             })
             .collect();
-        let invar_once = sys
-            .invar
-            .iter()
-            .map(|c| analyse::frozen_only(sys, &c.expr))
-            .collect();
+        let invar_once = sys.frozen_only_invariants();
         let aliases = analyse::aliases(sys);
         let mut value_aliases = value_alias::value_aliases(sys, &aliases);
         for (defs, enc) in value_aliases.iter_mut().zip(&encodings) {
