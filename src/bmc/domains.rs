@@ -29,10 +29,16 @@
 //! `case` is a table look-up on `x`. Expressions are compiled
 //! once ([`super::program`]): value sets are bitsets in one arena (no
 //! allocation per evaluation), `x = c` knows `c`'s value index, and a
-//! DEFINE's truth value is remembered until the next removal. The order
-//! of the work is part of the result (the passes are capped, so a system
-//! that has not settled stops where it is): every change keeps the order,
-//! and counts [`Domains::work`] as before.
+//! DEFINE's truth value is remembered until the next removal.
+//!
+//! The order of the work: a forward sweep of images, each step narrowed by
+//! its invariants, then at most eight passes over the steps, alternately
+//! forward and backward, in which a step is checked again when it or a
+//! neighbour changed. A check that is skipped evaluates nothing and adds
+//! nothing to [`Domains::work`]. The order only matters for a system that
+//! has not settled when the passes or the budget run out (it stops where
+//! it is); otherwise the result is the greatest common fixed point of the
+//! checks, whatever the order.
 
 use super::program::{Node, NodeId, Place, Program};
 use crate::ir::{Expr, System, Value, VarId};
@@ -166,6 +172,8 @@ pub(crate) struct Domains {
     /// The values of the variable being pruned still supported (a
     /// buffer kept between variables).
     alive: Vec<bool>,
+    /// Support from the invariants only (see [`Domains::compute`]).
+    invar_only: bool,
 }
 
 /// A DEFINE's truth value in one context, valid while no value has been
@@ -677,6 +685,7 @@ impl Domains {
             words: 1,
             memo: Vec::new(),
             alive: Vec::new(),
+            invar_only: false,
         }
     }
 
@@ -753,6 +762,17 @@ impl Domains {
         d.entail_seen = vec![0; m.keys()];
         d.imaged = vec![0; sys.init_assign.len() + k * sys.next_assign.len()];
         d.frozen_support(&m);
+        // A cheap sweep first: forward images narrowed by the invariants
+        // at each step, so that the full checks below start from the
+        // forward-reachable values (at step `t` in the first pass, step
+        // `t + 1` would otherwise still hold every value, and the checks
+        // that look ahead would find little entailed and prune little).
+        d.invar_only = true;
+        for t in 0..=k {
+            d.image(&m, t);
+            d.support(&m, t);
+        }
+        d.invar_only = false;
         // `changed[t]`: tick of the last change at step t; a step is
         // checked again when it or a neighbour changed since its last check.
         let mut tick = 1u64;
@@ -946,6 +966,9 @@ impl Domains {
             self.filter(x, t, alive, cls, &here, |d, ctx| {
                 d.may(&m.prog, m.invar_n[*c], ctx)
             });
+        }
+        if self.invar_only {
+            return;
         }
         if t == 0 {
             for (c, cls, slot) in &u.init {

@@ -638,4 +638,45 @@ mod tests {
             Node::EqConst { var, next: false, j: Some(1) } if var == x
         ));
     }
+
+    /// `!(a & next(b)) | (c -> d)` is the disjunction of `!a`, `!next(b)`,
+    /// `!c` and `d` (a DEFINE stays whole), each with what it reads.
+    #[test]
+    fn a_constraint_splits_into_its_disjuncts() {
+        let mut sys = System::default();
+        let [a, b, c, d] = ["a", "b", "c", "d"].map(|n| sys.add_var(n, Domain::Bool, false));
+        let x = sys.add_var("x", Domain::Range { lo: 0, hi: 3 }, false);
+        let dd = sys.add_define("dd", Expr::And(vec![Expr::var(d), Expr::var(x)]));
+        let e = Expr::Or(vec![
+            Expr::negate(Expr::And(vec![Expr::var(a), Expr::next(b)])),
+            Expr::implies(Expr::var(c), dd),
+        ]);
+        let mut p = Program::new(&sys, [&e]);
+        let root = p.compile(&sys, &e);
+        let mut parts = Vec::new();
+        p.disjuncts(root, &mut parts);
+        let shown: Vec<(String, Vec<VarId>)> = parts
+            .iter()
+            .map(|&n| {
+                let (mut vars, mut todo) = (Vec::new(), Vec::new());
+                p.vars_of(n, &mut vars, &mut todo);
+                let kind = match p.nodes[n as usize] {
+                    Node::Not(k) => format!("not {:?}", p.nodes[k as usize]),
+                    other => format!("{other:?}"),
+                };
+                (kind, vars)
+            })
+            .collect();
+        assert_eq!(shown.len(), 4, "{shown:?}");
+        assert!(shown[0]
+            .0
+            .starts_with("not Copy { var: VarId(0), next: false"));
+        assert!(shown[1]
+            .0
+            .starts_with("not Copy { var: VarId(1), next: true"));
+        assert!(shown[2].0.starts_with("not Copy { var: VarId(2)"));
+        assert!(shown[3].0.starts_with("Define"));
+        let vars: Vec<Vec<VarId>> = shown.into_iter().map(|(_, v)| v).collect();
+        assert_eq!(vars, [vec![a], vec![b], vec![c], vec![d, x]]);
+    }
 }
