@@ -249,8 +249,9 @@ struct Seen {
     /// seen).
     at: Vec<u32>,
     list: Vec<((VarId, bool), Class)>,
-    /// Per DEFINE: walked already in this call.
+    /// Per DEFINE: walked already in this call; `walked` lists those.
     defines: Vec<bool>,
+    walked: Vec<usize>,
 }
 
 impl Seen {
@@ -259,6 +260,7 @@ impl Seen {
             at: vec![u32::MAX; 2 * sys.vars.len()],
             list: Vec::new(),
             defines: vec![false; sys.defines.len()],
+            walked: Vec::new(),
         }
     }
 
@@ -343,6 +345,7 @@ fn sorted_reads<'e>(
                 let i = d.0 as usize;
                 if let (Some(def), Some(false)) = (sys.defines.get(i), seen.defines.get(i)) {
                     seen.defines[i] = true;
+                    seen.walked.push(i);
                     walk(sys, &def.expr, seen);
                 }
             }
@@ -376,7 +379,9 @@ fn sorted_reads<'e>(
     for e in parts {
         walk(sys, e, seen);
     }
-    seen.defines.iter_mut().for_each(|d| *d = false);
+    for i in seen.walked.drain(..) {
+        seen.defines[i] = false;
+    }
     for &((v, next), _) in &seen.list {
         seen.at[2 * v.index() + next as usize] = u32::MAX;
     }
