@@ -17,19 +17,30 @@
 //! early only leaves sets larger, which is still sound.
 //!
 //! What keeps it cheap (none of it changes the result): a support check is
-//! skipped when no copy it reads has lost a value since it last ran; a
-//! constraint that holds whatever the values is never looked at again; an
-//! image is recomputed only when its inputs changed; a run of `x = c`
-//! guards in a `case` is a table look-up on `x`. Expressions are compiled
+//! skipped when no copy it reads has lost a value since it last ran that
+//! the check can tell apart (a copy the expression only compares with the
+//! constants of its class changes for it only when one of those goes, or
+//! the last value outside them); a constraint that holds whatever the
+//! values is never looked at again; a check of `x` against a constraint
+//! (or boolean assignment) that is a disjunction is skipped when a
+//! disjunct that does not read `x` may be true, since then no value of
+//! `x` can make the whole false ([`Program::disjuncts`]); an image is
+//! recomputed only when its inputs changed; a run of `x = c` guards in a
+//! `case` is a table look-up on `x`. Expressions are compiled
 //! once ([`super::program`]): value sets are bitsets in one arena (no
 //! allocation per evaluation), `x = c` knows `c`'s value index, and a
-//! DEFINE's truth value is remembered until the next removal. The order
-//! of the work is part of the result (the passes are capped, so a system
-//! that has not settled stops where it is): every change keeps the order,
-//! and counts [`Domains::work`] as before.
+//! DEFINE's truth value is remembered until the next removal.
+//!
+//! The order of the work: a forward sweep of images, each step narrowed by
+//! its invariants, then at most eight passes over the steps, alternately
+//! forward and backward, in which a step is checked again when it or a
+//! neighbour changed. A check that is skipped evaluates nothing and adds
+//! nothing to [`Domains::work`]. The order only matters for a system that
+//! has not settled when the passes or the budget run out (it stops where
+//! it is); otherwise the result is the greatest common fixed point of the
+//! checks, whatever the order.
 
 use super::program::{Node, NodeId, Place, Program};
-use super::unroll::FxMap;
 use crate::ir::{Expr, System, Value, VarId};
 
 /// The most expression nodes the analysis evaluates (a few hundred
@@ -121,6 +132,8 @@ pub(crate) struct Domains {
     /// `bits[step * frame + base[var] + i]`; frozen variables only at
     /// step 0.
     bits: Vec<bool>,
+    /// By the same index: the tick of the value's removal (0: allowed).
+    gone: Vec<u64>,
     base: Vec<usize>,
     frame: usize,
     steps: usize,
@@ -159,6 +172,8 @@ pub(crate) struct Domains {
     /// The values of the variable being pruned still supported (a
     /// buffer kept between variables).
     alive: Vec<bool>,
+    /// Support from the invariants only (see [`Domains::compute`]).
+    invar_only: bool,
 }
 
 /// A DEFINE's truth value in one context, valid while no value has been
@@ -190,6 +205,13 @@ struct Ctx {
 /// slot in [`Domains::checked`].
 type Use = (usize, Option<Vec<usize>>, usize);
 
+/// The copies a check depends on: variables, their classes (as in
+/// [`Reads`], by the same index) and the step they are read at.
+type Dep<'a> = (&'a [VarId], &'a [Option<Vec<usize>>], usize);
+
+/// The class of a copy read in any way: every removal matters.
+const ANY: &[Option<Vec<usize>>] = &[None];
+
 /// Which constraints read a variable, by role.
 #[derive(Default, Clone)]
 struct Uses {
@@ -216,10 +238,56 @@ struct Reads {
     next_class: Vec<Option<Vec<usize>>>,
 }
 
+/// The value indices a copy is compared with, or `None` (see [`Reads`]).
+type Class = Option<Vec<usize>>;
+
+/// Per copy `(var, next)` seen by [`sorted_reads`]: the constants
+/// compared with, or `None`; kept between calls (one walk per atom: no
+/// map or flags allocated each time).
+struct Seen {
+    /// `at[2 * var + next]`: the copy's place in `list` (`u32::MAX`: not
+    /// seen).
+    at: Vec<u32>,
+    list: Vec<((VarId, bool), Class)>,
+    /// Per DEFINE: walked already in this call; `walked` lists those.
+    defines: Vec<bool>,
+    walked: Vec<usize>,
+}
+
+impl Seen {
+    fn new(sys: &System) -> Seen {
+        Seen {
+            at: vec![u32::MAX; 2 * sys.vars.len()],
+            list: Vec::new(),
+            defines: vec![false; sys.defines.len()],
+            walked: Vec::new(),
+        }
+    }
+
+    /// The class of `x`, empty when it is new.
+    fn entry(&mut self, x: (VarId, bool)) -> &mut Option<Vec<usize>> {
+        let k = 2 * x.0.index() + x.1 as usize;
+        if k >= self.at.len() {
+            self.at.resize(k + 1, u32::MAX);
+        }
+        if self.at[k] == u32::MAX {
+            self.at[k] = self.list.len() as u32;
+            self.list.push((x, Some(Vec::new())));
+        }
+        &mut self.list[self.at[k] as usize].1
+    }
+
+    fn insert(&mut self, x: (VarId, bool), class: Option<Vec<usize>>) {
+        *self.entry(x) = class;
+    }
+}
+
 /// Reads and classes of the disjunction of `parts`, in one walk.
-fn sorted_reads<'e>(sys: &System, parts: impl IntoIterator<Item = &'e Expr>) -> Reads {
-    /// Per copy `(var, next)`: the constants compared with, or `None`.
-    type Seen = FxMap<(VarId, bool), Option<Vec<usize>>>;
+fn sorted_reads<'e>(
+    sys: &System,
+    seen: &mut Seen,
+    parts: impl IntoIterator<Item = &'e Expr>,
+) -> Reads {
     fn copy(e: &Expr) -> Option<(VarId, bool)> {
         match e {
             Expr::Var(v) => Some((*v, false)),
@@ -232,12 +300,12 @@ fn sorted_reads<'e>(sys: &System, parts: impl IntoIterator<Item = &'e Expr>) -> 
             .vars
             .get(x.0.index())
             .and_then(|var| super::unroll::index_of(&var.domain, c));
-        let entry = seen.entry(x).or_insert_with(|| Some(Vec::new()));
+        let entry = seen.entry(x);
         if let (Some(list), Some(j)) = (entry, j) {
             list.push(j);
         }
     }
-    fn walk(sys: &System, e: &Expr, seen: &mut Seen, defines: &mut Vec<bool>) {
+    fn walk(sys: &System, e: &Expr, seen: &mut Seen) {
         match e {
             Expr::Eq(a, b) => match (&**a, &**b) {
                 (x, Expr::Const(c)) | (Expr::Const(c), x) if copy(x).is_some() => {
@@ -246,15 +314,15 @@ fn sorted_reads<'e>(sys: &System, parts: impl IntoIterator<Item = &'e Expr>) -> 
                     }
                 }
                 _ => {
-                    walk(sys, a, seen, defines);
-                    walk(sys, b, seen, defines);
+                    walk(sys, a, seen);
+                    walk(sys, b, seen);
                 }
             },
             Expr::In(a, items) if copy(a).is_some() => {
                 if let Some(x) = copy(a) {
                     if items.iter().all(|i| matches!(i, Expr::Const(_))) {
                         // Read even when the set is empty.
-                        seen.entry(x).or_insert_with(|| Some(Vec::new()));
+                        seen.entry(x);
                         for i in items {
                             if let Expr::Const(c) = i {
                                 push(sys, seen, x, c);
@@ -262,7 +330,7 @@ fn sorted_reads<'e>(sys: &System, parts: impl IntoIterator<Item = &'e Expr>) -> 
                         }
                     } else {
                         seen.insert(x, None);
-                        items.iter().for_each(|i| walk(sys, i, seen, defines));
+                        items.iter().for_each(|i| walk(sys, i, seen));
                     }
                 }
             }
@@ -275,47 +343,51 @@ fn sorted_reads<'e>(sys: &System, parts: impl IntoIterator<Item = &'e Expr>) -> 
             Expr::Define(d) => {
                 // A second visit would find the same: once is enough.
                 let i = d.0 as usize;
-                if let (Some(def), Some(false)) = (sys.defines.get(i), defines.get(i)) {
-                    defines[i] = true;
-                    walk(sys, &def.expr, seen, defines);
+                if let (Some(def), Some(false)) = (sys.defines.get(i), seen.defines.get(i)) {
+                    seen.defines[i] = true;
+                    seen.walked.push(i);
+                    walk(sys, &def.expr, seen);
                 }
             }
-            Expr::Not(a) => walk(sys, a, seen, defines),
+            Expr::Not(a) => walk(sys, a, seen),
             Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Count(xs) | Expr::Set(xs) => {
-                xs.iter().for_each(|x| walk(sys, x, seen, defines))
+                xs.iter().for_each(|x| walk(sys, x, seen))
             }
             Expr::Implies(a, b)
             | Expr::Iff(a, b)
             | Expr::Lt(a, b)
             | Expr::Le(a, b)
             | Expr::Sub(a, b) => {
-                walk(sys, a, seen, defines);
-                walk(sys, b, seen, defines);
+                walk(sys, a, seen);
+                walk(sys, b, seen);
             }
             Expr::Ite(c, a, b) => {
-                walk(sys, c, seen, defines);
-                walk(sys, a, seen, defines);
-                walk(sys, b, seen, defines);
+                walk(sys, c, seen);
+                walk(sys, a, seen);
+                walk(sys, b, seen);
             }
             Expr::Case(arms) => arms.iter().for_each(|(g, v)| {
-                walk(sys, g, seen, defines);
-                walk(sys, v, seen, defines);
+                walk(sys, g, seen);
+                walk(sys, v, seen);
             }),
             Expr::In(a, items) => {
-                walk(sys, a, seen, defines);
-                items.iter().for_each(|i| walk(sys, i, seen, defines));
+                walk(sys, a, seen);
+                items.iter().for_each(|i| walk(sys, i, seen));
             }
         }
     }
-    let mut seen = Seen::default();
-    let mut defines = vec![false; sys.defines.len()];
     for e in parts {
-        walk(sys, e, &mut seen, &mut defines);
+        walk(sys, e, seen);
     }
-    let mut copies: Vec<_> = seen.into_iter().collect();
-    copies.sort_unstable_by_key(|&((v, next), _)| (next, v));
+    for i in seen.walked.drain(..) {
+        seen.defines[i] = false;
+    }
+    for &((v, next), _) in &seen.list {
+        seen.at[2 * v.index() + next as usize] = u32::MAX;
+    }
+    seen.list.sort_unstable_by_key(|&((v, next), _)| (next, v));
     let mut out = Reads::default();
-    for ((v, next), class) in copies {
+    for ((v, next), class) in seen.list.drain(..) {
         let class = class.map(|mut c| {
             c.sort_unstable();
             c.dedup();
@@ -357,6 +429,48 @@ struct Model<'s> {
     init_assign_n: Vec<NodeId>,
     next_assign_n: Vec<NodeId>,
     goal_n: NodeId,
+    /// The disjuncts of each compiled atom and assignment, by the same
+    /// index.
+    invar_parts: Vec<Parts>,
+    init_parts: Vec<Parts>,
+    trans_parts: Vec<Parts>,
+    init_assign_parts: Vec<Parts>,
+    next_assign_parts: Vec<Parts>,
+    part_list: PartList,
+}
+
+/// The disjuncts of a boolean node ([`Program::disjuncts`]): a range
+/// of [`PartList::parts`]; empty when there is only one (then a check of
+/// a variable the node reads cannot be decided by the others).
+type Parts = std::ops::Range<usize>;
+
+/// The disjuncts of every atom and assignment, flat.
+#[derive(Default)]
+struct PartList {
+    /// A disjunct and the variables it reads: a range of `vars`
+    /// (sorted).
+    parts: Vec<(NodeId, std::ops::Range<usize>)>,
+    vars: Vec<VarId>,
+    /// Buffers.
+    ds: Vec<NodeId>,
+    todo: Vec<NodeId>,
+}
+
+impl PartList {
+    fn add(&mut self, p: &mut Program, n: NodeId) -> Parts {
+        self.ds.clear();
+        p.disjuncts(n, &mut self.ds);
+        let start = self.parts.len();
+        if self.ds.len() < 2 {
+            return start..start;
+        }
+        for &d in &self.ds {
+            let from = self.vars.len();
+            p.vars_of(d, &mut self.vars, &mut self.todo);
+            self.parts.push((d, from..self.vars.len()));
+        }
+        start..self.parts.len()
+    }
 }
 
 impl<'s> Model<'s> {
@@ -371,22 +485,23 @@ impl<'s> Model<'s> {
         let invar = split(&sys.invar);
         let init = split(&sys.init);
         let trans = split(&sys.trans);
-        let all = |es: &[Atom]| {
+        let mut seen = Seen::new(sys);
+        let mut all = |es: &[Atom]| {
             es.iter()
-                .map(|e| sorted_reads(sys, e.parts()))
+                .map(|e| sorted_reads(sys, &mut seen, e.parts()))
                 .collect::<Vec<_>>()
         };
         let invar_reads = all(&invar);
         let init_reads = all(&init);
         let trans_reads = all(&trans);
-        let assigns = |xs: &[crate::ir::Assign]| {
+        let mut assigns = |xs: &[crate::ir::Assign]| {
             xs.iter()
-                .map(|a| sorted_reads(sys, [&a.value]))
+                .map(|a| sorted_reads(sys, &mut seen, [&a.value]))
                 .collect::<Vec<_>>()
         };
         let init_assign_reads = assigns(&sys.init_assign);
         let next_assign_reads = assigns(&sys.next_assign);
-        let goal_reads = sorted_reads(sys, [&sys.goal]);
+        let goal_reads = sorted_reads(sys, &mut seen, [&sys.goal]);
         let mut uses = vec![Uses::default(); sys.vars.len()];
         // Frozen variables are checked against their unary invariants
         // only (windows, pinned values): cheap, and what matters.
@@ -483,7 +598,20 @@ impl<'s> Model<'s> {
         let init_assign_n = compile(&mut sys.init_assign.iter().map(|a| &a.value));
         let next_assign_n = compile(&mut sys.next_assign.iter().map(|a| &a.value));
         let goal_n = prog.compile(sys, &sys.goal);
+        let mut part_list = PartList::default();
+        let mut parts = |ns: &[NodeId]| ns.iter().map(|&n| part_list.add(&mut prog, n)).collect();
+        let invar_parts = parts(&invar_n);
+        let init_parts = parts(&init_n);
+        let trans_parts = parts(&trans_n);
+        let init_assign_parts = parts(&init_assign_n);
+        let next_assign_parts = parts(&next_assign_n);
         Model {
+            part_list,
+            invar_parts,
+            init_parts,
+            trans_parts,
+            init_assign_parts,
+            next_assign_parts,
             prog,
             invar_n,
             init_n,
@@ -542,6 +670,7 @@ impl Domains {
         let single: Vec<Option<usize>> = sizes.iter().map(|&n| (n == 1).then_some(0)).collect();
         Domains {
             bits: vec![true; frame * (k + 1)],
+            gone: vec![0; frame * (k + 1)],
             base,
             frame,
             steps: k + 1,
@@ -561,6 +690,7 @@ impl Domains {
             words: 1,
             memo: Vec::new(),
             alive: Vec::new(),
+            invar_only: false,
         }
     }
 
@@ -637,6 +767,17 @@ impl Domains {
         d.entail_seen = vec![0; m.keys()];
         d.imaged = vec![0; sys.init_assign.len() + k * sys.next_assign.len()];
         d.frozen_support(&m);
+        // A cheap sweep first: forward images narrowed by the invariants
+        // at each step, so that the full checks below start from the
+        // forward-reachable values (at step `t` in the first pass, step
+        // `t + 1` would otherwise still hold every value, and the checks
+        // that look ahead would find little entailed and prune little).
+        d.invar_only = true;
+        for t in 0..=k {
+            d.image(&m, t);
+            d.support(&m, t);
+        }
+        d.invar_only = false;
         // `changed[t]`: tick of the last change at step t; a step is
         // checked again when it or a neighbour changed since its last check.
         let mut tick = 1u64;
@@ -681,6 +822,7 @@ impl Domains {
             let c = self.copy_index(var, s);
             self.changed[c] = self.tick;
             self.bits[at + i] = false;
+            self.gone[at + i] = self.tick;
             self.counts[c] -= 1;
             self.single[c] = match self.counts[c] {
                 1 => self.allowed(var, s).iter().position(|&x| x),
@@ -754,10 +896,10 @@ impl Domains {
             };
             let key = key + if t == 0 { 0 } else { sys.init_assign.len() };
             let own = std::slice::from_ref(&a.var);
-            let deps = [
-                (&r.cur[..], t.saturating_sub(1)),
-                (&r.next[..], t),
-                (own, t),
+            let deps: [Dep; 3] = [
+                (&r.cur, &r.cur_class, t.saturating_sub(1)),
+                (&r.next, &r.next_class, t),
+                (own, ANY, t),
             ];
             let last = self.imaged[key];
             if last > 0 && self.unchanged_since(&deps, last, None) {
@@ -817,26 +959,33 @@ impl Domains {
         for (c, cls, slot) in &u.invar {
             let r = &m.invar_reads[*c];
             let key = m.invar_key(*c, t);
-            let deps = [(&r.cur[..], t)];
+            let deps: [Dep; 1] = [(&r.cur, &r.cur_class, t)];
             if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
                 continue;
             }
-            if self.entails(key, &deps, &m.prog, m.invar_n[*c], &here) {
+            if self.entails(key, &deps, &m.prog, m.invar_n[*c], &here)
+                || self.other_part_may(m, &m.invar_parts[*c], x, &here)
+            {
                 continue;
             }
             self.filter(x, t, alive, cls, &here, |d, ctx| {
                 d.may(&m.prog, m.invar_n[*c], ctx)
             });
         }
+        if self.invar_only {
+            return;
+        }
         if t == 0 {
             for (c, cls, slot) in &u.init {
                 let r = &m.init_reads[*c];
                 let key = m.init_key(*c);
-                let deps = [(&r.cur[..], 0)];
+                let deps: [Dep; 1] = [(&r.cur, &r.cur_class, 0)];
                 if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
                     continue;
                 }
-                if self.entails(key, &deps, &m.prog, m.init_n[*c], &here) {
+                if self.entails(key, &deps, &m.prog, m.init_n[*c], &here)
+                    || self.other_part_may(m, &m.init_parts[*c], x, &here)
+                {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &here, |d, ctx| {
@@ -849,8 +998,12 @@ impl Domains {
                     *slot,
                     x,
                     t,
-                    &[(&r.cur, 0), (std::slice::from_ref(&a.var), 0)],
-                ) {
+                    &[
+                        (&r.cur, &r.cur_class, 0),
+                        (std::slice::from_ref(&a.var), ANY, 0),
+                    ],
+                ) || self.assign_met(m, &m.init_assign_parts[*i], a, 0, x, &here)
+                {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &here, |d, ctx| {
@@ -862,11 +1015,13 @@ impl Domains {
             for (c, cls, slot) in &u.trans_next {
                 let r = &m.trans_reads[*c];
                 let key = m.trans_key(*c, t - 1);
-                let deps = [(&r.cur[..], t - 1), (&r.next[..], t)];
+                let deps: [Dep; 2] = [(&r.cur, &r.cur_class, t - 1), (&r.next, &r.next_class, t)];
                 if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
                     continue;
                 }
-                if self.entails(key, &deps, &m.prog, m.trans_n[*c], &before) {
+                if self.entails(key, &deps, &m.prog, m.trans_n[*c], &before)
+                    || self.other_part_may(m, &m.trans_parts[*c], x, &before)
+                {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &before, |d, ctx| {
@@ -875,12 +1030,14 @@ impl Domains {
             }
             for (i, cls, slot) in &u.next_next {
                 let (a, r) = (&sys.next_assign[*i], &m.next_assign_reads[*i]);
-                let deps = [
-                    (&r.cur[..], t - 1),
-                    (&r.next[..], t),
-                    (std::slice::from_ref(&a.var), t),
+                let deps: [Dep; 3] = [
+                    (&r.cur, &r.cur_class, t - 1),
+                    (&r.next, &r.next_class, t),
+                    (std::slice::from_ref(&a.var), ANY, t),
                 ];
-                if self.up_to_date(*slot, x, t, &deps) {
+                if self.up_to_date(*slot, x, t, &deps)
+                    || self.assign_met(m, &m.next_assign_parts[*i], a, t, x, &before)
+                {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &before, |d, ctx| {
@@ -893,11 +1050,13 @@ impl Domains {
             for (c, cls, slot) in &u.trans_cur {
                 let r = &m.trans_reads[*c];
                 let key = m.trans_key(*c, t);
-                let deps = [(&r.cur[..], t), (&r.next[..], t + 1)];
+                let deps: [Dep; 2] = [(&r.cur, &r.cur_class, t), (&r.next, &r.next_class, t + 1)];
                 if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
                     continue;
                 }
-                if self.entails(key, &deps, &m.prog, m.trans_n[*c], &after) {
+                if self.entails(key, &deps, &m.prog, m.trans_n[*c], &after)
+                    || self.other_part_may(m, &m.trans_parts[*c], x, &after)
+                {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &after, |d, ctx| {
@@ -906,12 +1065,14 @@ impl Domains {
             }
             for (i, cls, slot) in &u.next_cur {
                 let (a, r) = (&sys.next_assign[*i], &m.next_assign_reads[*i]);
-                let deps = [
-                    (&r.cur[..], t),
-                    (&r.next[..], t + 1),
-                    (std::slice::from_ref(&a.var), t + 1),
+                let deps: [Dep; 3] = [
+                    (&r.cur, &r.cur_class, t),
+                    (&r.next, &r.next_class, t + 1),
+                    (std::slice::from_ref(&a.var), ANY, t + 1),
                 ];
-                if self.up_to_date(*slot, x, t, &deps) {
+                if self.up_to_date(*slot, x, t, &deps)
+                    || self.assign_met(m, &m.next_assign_parts[*i], a, t + 1, x, &after)
+                {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &after, |d, ctx| {
@@ -921,7 +1082,8 @@ impl Domains {
         }
         if t == m.k {
             if let Some((_, cls, slot)) = &u.goal {
-                if !self.up_to_date(*slot, x, t, &[(&m.goal_reads.cur, t)]) {
+                let goal = &m.goal_reads;
+                if !self.up_to_date(*slot, x, t, &[(&goal.cur, &goal.cur_class, t)]) {
                     self.filter(x, t, alive, cls, &here, |d, ctx| {
                         d.may(&m.prog, m.goal_n, ctx)
                     });
@@ -935,14 +1097,7 @@ impl Domains {
     /// any later removal): remembered under `key` once it does.
     /// `deps` are the copies it reads: unchanged since the last time it
     /// was not entailed, it still is not.
-    fn entails(
-        &mut self,
-        key: usize,
-        deps: &[(&[VarId], usize)],
-        p: &Program,
-        e: NodeId,
-        ctx: &Ctx,
-    ) -> bool {
+    fn entails(&mut self, key: usize, deps: &[Dep], p: &Program, e: NodeId, ctx: &Ctx) -> bool {
         if self.entailed[key] {
             return true;
         }
@@ -961,7 +1116,7 @@ impl Domains {
     /// are read at; `x` at `t` itself excluded: removing values of `x`
     /// never takes support away from its other values). If not, records
     /// that it is being checked now.
-    fn up_to_date(&mut self, slot: usize, x: VarId, t: usize, deps: &[(&[VarId], usize)]) -> bool {
+    fn up_to_date(&mut self, slot: usize, x: VarId, t: usize, deps: &[Dep]) -> bool {
         let i = t * self.slots + slot;
         let last = self.checked[i];
         let me = (x, self.step_of(x, t));
@@ -973,19 +1128,63 @@ impl Domains {
     }
 
     /// Whether no copy in `deps` (but `except`) lost a value after tick
-    /// `last`.
-    fn unchanged_since(
-        &self,
-        deps: &[(&[VarId], usize)],
-        last: u64,
-        except: Option<(VarId, usize)>,
-    ) -> bool {
-        deps.iter().all(|&(vars, step)| {
-            vars.iter().all(|&v| {
+    /// `last` that its reader can tell from the others: a copy read only
+    /// by comparison with the constants of its class changes for it only
+    /// when one of those constants goes or the last value outside them
+    /// does (the evaluator sees nothing else of it).
+    fn unchanged_since(&self, deps: &[Dep], last: u64, except: Option<(VarId, usize)>) -> bool {
+        deps.iter().all(|&(vars, classes, step)| {
+            vars.iter().zip(classes).all(|(&v, class)| {
                 let s = self.step_of(v, step);
-                self.changed[self.copy_index(v, s)] <= last || Some((v, s)) == except
+                let c = self.copy_index(v, s);
+                if self.changed[c] <= last || Some((v, s)) == except {
+                    return true;
+                }
+                let Some(class) = class else { return false };
+                let at = self.at(v, s);
+                let mut inside = 0;
+                for &j in class {
+                    match self.gone[at + j] {
+                        0 => inside += 1,
+                        g if g > last => return false,
+                        _ => {}
+                    }
+                }
+                // Values outside the class are left: their removals are
+                // invisible.
+                self.counts[c] > inside
             })
         })
+    }
+
+    /// Whether a disjunct of `parts` that does not read `x` may be true:
+    /// then the whole may be true whatever value `x` is fixed to, and
+    /// checking `x`'s values one by one would remove none.
+    fn other_part_may(&mut self, m: &Model, parts: &Parts, x: VarId, ctx: &Ctx) -> bool {
+        let list = &m.part_list;
+        list.parts[parts.clone()].iter().any(|(n, vars)| {
+            list.vars[vars.clone()].binary_search(&x).is_err() && self.may(&m.prog, *n, ctx)
+        })
+    }
+
+    /// Whether boolean assignment `a` (compiled to `parts`) gives its
+    /// variable at `step` a value whatever `x` (not that variable) is
+    /// fixed to: the variable may be true, and a disjunct not reading `x`
+    /// may be true.
+    fn assign_met(
+        &mut self,
+        m: &Model,
+        parts: &Parts,
+        a: &crate::ir::Assign,
+        step: usize,
+        x: VarId,
+        ctx: &Ctx,
+    ) -> bool {
+        !parts.is_empty()
+            && a.var != x
+            && matches!(m.prog.places[a.var.index()], Place::Bool)
+            && self.ok(ctx, a.var, step, 1)
+            && self.other_part_may(m, parts, x, ctx)
     }
 
     /// Whether `e` may be true.

@@ -9,7 +9,10 @@
 //! reference), variable reads as `(var, next)`, integer and symbol
 //! constants as [`Uid`]s (0-based indices into the system's sorted value
 //! universe, so a set of values is a bitset), and each `case` with its
-//! exclusive runs of `x = c` guards ([`Run`]) resolved in advance.
+//! exclusive runs of `x = c` guards ([`Run`]) resolved in advance. On
+//! request, a boolean node split into its disjuncts
+//! ([`Program::disjuncts`], negations added as new nodes) and the
+//! variables a node reads ([`Program::vars_of`]).
 //!
 //! Invariants: the universe holds every integer and symbol constant of
 //! the compiled expressions and every value of every non-boolean domain,
@@ -155,14 +158,10 @@ impl Program {
     /// DEFINE); compile the expressions with [`Program::compile`].
     pub fn new<'e>(sys: &'e System, exprs: impl IntoIterator<Item = &'e Expr>) -> Program {
         let mut ints: Vec<i64> = Vec::new();
-        let mut syms: Vec<String> = Vec::new();
-        let mut consts = |e: &'e Expr| {
-            e.visit(&mut |x| match x {
-                Expr::Const(Value::Int(i)) => ints.push(*i),
-                Expr::Const(Value::Sym(s)) => syms.push(s.clone()),
-                _ => {}
-            })
-        };
+        // Borrowed while collecting: a symbol is repeated in many
+        // constraints, and copied once it is known to be new.
+        let mut syms: Vec<&'e str> = Vec::new();
+        let mut consts = |e: &'e Expr| constants(e, &mut ints, &mut syms);
         exprs.into_iter().for_each(&mut consts);
         // DEFINEs are compiled when first referenced: their constants too.
         sys.defines.iter().for_each(|d| consts(&d.expr));
@@ -171,7 +170,7 @@ impl Program {
             match &var.domain {
                 Domain::Bool => {}
                 Domain::Range { lo, hi } => ranges.push((*lo, *hi)),
-                Domain::Enum(names) => syms.extend(names.iter().cloned()),
+                Domain::Enum(names) => syms.extend(names.iter().map(String::as_str)),
             }
         }
         ranges.sort_unstable();
@@ -183,6 +182,7 @@ impl Program {
         ints.dedup();
         syms.sort_unstable();
         syms.dedup();
+        let syms: Vec<String> = syms.into_iter().map(str::to_owned).collect();
         let n = ints.len();
         let places = sys
             .vars
@@ -252,6 +252,96 @@ impl Program {
     pub fn or(&mut self, a: NodeId, b: NodeId) -> NodeId {
         let kids = self.span(vec![a, b]);
         self.push(Node::Or(kids))
+    }
+
+    /// `!a`.
+    pub fn not(&mut self, a: NodeId) -> NodeId {
+        self.push(Node::Not(a))
+    }
+
+    /// The disjuncts of boolean node `n`, flattened through `|`, `->` and
+    /// negated conjunctions (`!(a & b)` gives `!a`, `!b`; the negations
+    /// are new nodes): `n` is true exactly when one of them is, in the
+    /// evaluator's three-valued logic too. A DEFINE is one disjunct.
+    pub fn disjuncts(&mut self, n: NodeId, out: &mut Vec<NodeId>) {
+        match self.nodes[n as usize] {
+            Node::Or(xs) => {
+                for i in xs.range() {
+                    let x = self.kids[i];
+                    self.disjuncts(x, out);
+                }
+            }
+            Node::Implies(a, b) => {
+                let na = self.negation(a);
+                self.disjuncts(na, out);
+                self.disjuncts(b, out);
+            }
+            Node::Not(a) => match self.nodes[a as usize] {
+                Node::And(xs) => {
+                    for i in xs.range() {
+                        let x = self.kids[i];
+                        let nx = self.negation(x);
+                        self.disjuncts(nx, out);
+                    }
+                }
+                _ => out.push(n),
+            },
+            _ => out.push(n),
+        }
+    }
+
+    /// `!a`, without a double negation.
+    fn negation(&mut self, a: NodeId) -> NodeId {
+        match self.nodes[a as usize] {
+            Node::Not(x) => x,
+            _ => self.not(a),
+        }
+    }
+
+    /// Appends the variables node `n` reads (at any step, through
+    /// DEFINEs) to `out`, sorted and without duplicates; `todo` is an
+    /// empty buffer (kept by the caller between calls).
+    pub fn vars_of(&self, n: NodeId, out: &mut Vec<VarId>, todo: &mut Vec<NodeId>) {
+        let start = out.len();
+        todo.push(n);
+        while let Some(n) = todo.pop() {
+            match self.nodes[n as usize] {
+                Node::Bool(_) | Node::Val { .. } | Node::Missing => {}
+                Node::Copy { var, .. } | Node::EqConst { var, .. } => out.push(var),
+                Node::Define { memo, .. } => {
+                    out.extend_from_slice(&self.define_reads[memo as usize]);
+                }
+                Node::Not(a) => todo.push(a),
+                Node::And(xs) | Node::Or(xs) | Node::Add(xs) | Node::Count(xs) | Node::Set(xs) => {
+                    todo.extend_from_slice(&self.kids[xs.range()])
+                }
+                Node::Implies(a, b)
+                | Node::Iff(a, b)
+                | Node::Eq(a, b)
+                | Node::Lt(a, b)
+                | Node::Le(a, b)
+                | Node::Sub(a, b) => todo.extend([a, b]),
+                Node::Ite(c, a, b) => todo.extend([c, a, b]),
+                Node::Case { arms, .. } => {
+                    for &(g, v) in &self.arms[arms.range()] {
+                        todo.extend([g, v]);
+                    }
+                }
+                Node::In { x, items, .. } => {
+                    todo.push(x);
+                    todo.extend_from_slice(&self.kids[items.range()]);
+                }
+            }
+        }
+        out[start..].sort_unstable();
+        let mut end = start;
+        for i in start..out.len() {
+            if end == start || out[end - 1] != out[i] {
+                out[end] = out[i];
+                end += 1;
+            }
+        }
+        out.truncate(end);
     }
 
     /// Compiles `e` (whose constants must be in the universe).
@@ -367,6 +457,41 @@ impl Program {
             }
         };
         self.push(node)
+    }
+}
+
+/// Pushes the integer and symbol constants of `e` (with repeats).
+fn constants<'e>(e: &'e Expr, ints: &mut Vec<i64>, syms: &mut Vec<&'e str>) {
+    match e {
+        Expr::Const(Value::Int(i)) => ints.push(*i),
+        Expr::Const(Value::Sym(s)) => syms.push(s),
+        Expr::Const(Value::Bool(_)) | Expr::Var(_) | Expr::Next(_) | Expr::Define(_) => {}
+        Expr::Not(a) => constants(a, ints, syms),
+        Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Count(xs) | Expr::Set(xs) => {
+            xs.iter().for_each(|x| constants(x, ints, syms))
+        }
+        Expr::Implies(a, b)
+        | Expr::Iff(a, b)
+        | Expr::Eq(a, b)
+        | Expr::Lt(a, b)
+        | Expr::Le(a, b)
+        | Expr::Sub(a, b) => {
+            constants(a, ints, syms);
+            constants(b, ints, syms);
+        }
+        Expr::Ite(c, a, b) => {
+            constants(c, ints, syms);
+            constants(a, ints, syms);
+            constants(b, ints, syms);
+        }
+        Expr::Case(arms) => arms.iter().for_each(|(g, v)| {
+            constants(g, ints, syms);
+            constants(v, ints, syms);
+        }),
+        Expr::In(a, xs) => {
+            constants(a, ints, syms);
+            xs.iter().for_each(|x| constants(x, ints, syms));
+        }
     }
 }
 
@@ -512,5 +637,46 @@ mod tests {
             kids[3],
             Node::EqConst { var, next: false, j: Some(1) } if var == x
         ));
+    }
+
+    /// `!(a & next(b)) | (c -> d)` is the disjunction of `!a`, `!next(b)`,
+    /// `!c` and `d` (a DEFINE stays whole), each with what it reads.
+    #[test]
+    fn a_constraint_splits_into_its_disjuncts() {
+        let mut sys = System::default();
+        let [a, b, c, d] = ["a", "b", "c", "d"].map(|n| sys.add_var(n, Domain::Bool, false));
+        let x = sys.add_var("x", Domain::Range { lo: 0, hi: 3 }, false);
+        let dd = sys.add_define("dd", Expr::And(vec![Expr::var(d), Expr::var(x)]));
+        let e = Expr::Or(vec![
+            Expr::negate(Expr::And(vec![Expr::var(a), Expr::next(b)])),
+            Expr::implies(Expr::var(c), dd),
+        ]);
+        let mut p = Program::new(&sys, [&e]);
+        let root = p.compile(&sys, &e);
+        let mut parts = Vec::new();
+        p.disjuncts(root, &mut parts);
+        let shown: Vec<(String, Vec<VarId>)> = parts
+            .iter()
+            .map(|&n| {
+                let (mut vars, mut todo) = (Vec::new(), Vec::new());
+                p.vars_of(n, &mut vars, &mut todo);
+                let kind = match p.nodes[n as usize] {
+                    Node::Not(k) => format!("not {:?}", p.nodes[k as usize]),
+                    other => format!("{other:?}"),
+                };
+                (kind, vars)
+            })
+            .collect();
+        assert_eq!(shown.len(), 4, "{shown:?}");
+        assert!(shown[0]
+            .0
+            .starts_with("not Copy { var: VarId(0), next: false"));
+        assert!(shown[1]
+            .0
+            .starts_with("not Copy { var: VarId(1), next: true"));
+        assert!(shown[2].0.starts_with("not Copy { var: VarId(2)"));
+        assert!(shown[3].0.starts_with("Define"));
+        let vars: Vec<Vec<VarId>> = shown.into_iter().map(|(_, v)| v).collect();
+        assert_eq!(vars, [vec![a], vec![b], vec![c], vec![d, x]]);
     }
 }
