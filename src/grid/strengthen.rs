@@ -175,7 +175,9 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// 122k); `long{j}_{d}` flags (a cell on leg `j` makes the leg at least
 /// as long as the walk from `w_j` through it to `w_j+1`, `rank[w_j] + d
 /// <= rank[w_j+1]`; with it, seeds 1-48): +15% clauses, conflicts within
-/// noise (seeds 1-24 sum 65k -> 64k, 25-48 75k -> 82k).
+/// noise (seeds 1-24 sum 65k -> 64k, 25-48 75k -> 82k). Rechecked
+/// with it (conflicts summed, seeds 1-24 / 25-48): without `legs` 65k ->
+/// 270k / 75k -> 310k, without `cycles` 110k / 116k: both still pay.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
     let mut extras: Vec<Extra> = match p.variant {
         Variant::Waypoint => vec![path_order, legs, cycles, by_rank],
