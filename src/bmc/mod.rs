@@ -345,6 +345,11 @@ pub struct Phases {
     pub solve: Duration,
     /// Reading traces from models and checking them with [`System::check`].
     pub verify: Duration,
+    /// Of [`Phases::solve`], the part spent up to the first solution, and
+    /// the solver's conflicts by then (the rest went to further solutions
+    /// or to proving there are none: uniqueness). Zero without a solution.
+    pub first_solve: Duration,
+    pub first_conflicts: u64,
 }
 
 impl fmt::Display for Phases {
@@ -352,10 +357,12 @@ impl fmt::Display for Phases {
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         write!(
             f,
-            "analyse {:.2} ms, encode {:.2} ms, solve {:.2} ms, verify {:.2} ms",
+            "analyse {:.2} ms, encode {:.2} ms, solve {:.2} ms (to the first solution {:.2} ms, {} conflicts), verify {:.2} ms",
             ms(self.analyse),
             ms(self.encode),
             ms(self.solve),
+            ms(self.first_solve),
+            self.first_conflicts,
             ms(self.verify)
         )
     }
@@ -528,6 +535,10 @@ impl Search<'_, '_> {
             let sink = &mut self.u.sink;
             let answer = timed(&mut self.phases.solve, || sink.solve(assumptions))?;
             self.solves += 1;
+            if answer == Answer::Sat && self.traces.is_empty() {
+                self.phases.first_solve = self.phases.solve;
+                self.phases.first_conflicts = self.u.sink.conflicts();
+            }
             if answer != Answer::Sat {
                 self.report(k, Phase::Answered);
                 return Ok(answer == Answer::Unsat);

@@ -149,6 +149,35 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// 1.4 s in the same run). Tighter static rank windows (the union over
 /// the legs of `lo_j + dist(w_j, c) ..= hi_j+1 - dist(c, w_j+1)`) left
 /// the CNF unchanged: the engine's domain pruning already finds them.
+///
+/// Won: [`by_rank`] also drops `next(pos)` (the ranks and successors say
+/// where `pos` goes): 15x15 CNF 328k -> 291k clauses, but the 37k it
+/// loses are the long ones (`rank[c] = s -> rank[d1] = s + 1 | ...`, one
+/// per cell and step), and BatSat's time per conflict halves (0.45 ->
+/// 0.2 ms), with fewer conflicts too (summed over 48 fresh 15x15, one
+/// run each: 234k -> 140k). Where the time went before: the first
+/// solution (`CHECKMATE_PHASES=1` prints it); the uniqueness solve takes
+/// 1-4 conflicts. `scripts/bench-fresh.sh -n 5` (waypoint 15x15, 18
+/// blocked), same run: seeds 1-24 median CPU 1.41 -> 0.45 s, within 2 s
+/// 20 -> 24 (slowest 9.2 -> 1.3 s); held-out seeds 25-48 1.17 -> 0.51 s,
+/// 18 -> 24 (slowest 4.9 -> 1.8 s). Corpus (`scripts/bench-grid.sh
+/// --no-nusmv -n 5`, `--count 2`): 15x15-s1 1.18 -> 0.54 s, s2 1.62 ->
+/// 0.32, 12x12-s1 0.17 -> 0.09, 20x20-s1 > 30 -> 13.7 (s2 still > 30);
+/// 9x9 and the unique puzzles unchanged (their pruned CNFs keep more
+/// variables without the `next(pos)` table, 8k -> 12k on 15x15-unique,
+/// at the same time).
+///
+/// Tried and lost or no better (fresh 15x15, one run each): a cell's
+/// possible legs bound it between waypoints (`leg[c] >= j <-> rank[w_j]
+/// < rank[c]`; before the change above, seeds 1-22): on a big board with
+/// few numbers the slack lets most cells lie on most legs, so this is ~20
+/// rank comparisons per cell, 4x the clauses, conflicts no fewer (113k ->
+/// 122k); `long{j}_{d}` flags (a cell on leg `j` makes the leg at least
+/// as long as the walk from `w_j` through it to `w_j+1`, `rank[w_j] + d
+/// <= rank[w_j+1]`; with it, seeds 1-48): +15% clauses, conflicts within
+/// noise (seeds 1-24 sum 65k -> 64k, 25-48 75k -> 82k). Rechecked
+/// with it (conflicts summed, seeds 1-24 / 25-48): without `legs` 65k ->
+/// 270k / 75k -> 310k, without `cycles` 110k / 116k: both still pay.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
     let mut extras: Vec<Extra> = match p.variant {
         Variant::Waypoint => vec![path_order, legs, cycles, by_rank],
@@ -473,18 +502,23 @@ fn add_path_order(p: &Puzzle, v: &GridVars, sys: &mut System) -> Vec<VarId> {
 /// core model's bookkeeping says, so it goes. `visited[c] <-> rank[c] <=
 /// step` defines `visited` (its init and next assignments are dropped),
 /// and `pos = c <-> rank[c] = step` puts every cell on the path at one
-/// step only (the no-revisit TRANS is dropped). The paths over `pos` are
-/// the same; the bounded model checker, which turns both INVARs into the
-/// ranks' own literals, no longer encodes a gate and two channel clauses
-/// per cell and step for `next(visited)` and a clause for the TRANS, all
-/// implied by the ranks. Only the unrolling of the hidato `count`
-/// invariant is left alone (it is not a TRANS; numbrix and waypoint use
-/// the TRANS).
+/// step only (the no-revisit TRANS is dropped), and with the successors
+/// it also says where `pos` goes next: the cell ranked `s < n` has a
+/// neighbour for successor, ranked `s + 1`, which is `pos` at the next
+/// step (the `next(pos)` table is dropped; once solved, `step` stays at
+/// `n` and `pos` on the cell ranked `n`, as the table's stutter had it).
+/// The paths over `pos` are the same; the bounded model checker, which
+/// turns both INVARs into the ranks' own literals, no longer encodes a
+/// gate and two channel clauses per cell and step for `next(visited)`, a
+/// clause for the TRANS and one per cell and step for `next(pos)`
+/// (`rank[c] = s -> rank[d1] = s + 1 | ...`), all implied by the ranks.
+/// Only the unrolling of the hidato `count` invariant is left alone (it is
+/// not a TRANS; numbrix and waypoint use the TRANS).
 pub fn by_rank(p: &Puzzle, v: &GridVars, sys: &mut System) {
     succ_vars(p, v, sys);
     let visited = |a: &crate::ir::Assign| v.visited.contains(&a.var);
     sys.init_assign.retain(|a| !visited(a));
-    sys.next_assign.retain(|a| !visited(a));
+    sys.next_assign.retain(|a| !visited(a) && a.var != v.pos);
     sys.trans
         .retain(|c| !c.label.ends_with(super::compile::NO_REVISIT));
 }
