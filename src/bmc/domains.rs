@@ -25,7 +25,10 @@
 //! (or boolean assignment) that is a disjunction is skipped when a
 //! disjunct that does not read `x` may be true, since then no value of
 //! `x` can make the whole false ([`Program::disjuncts`]); an image is
-//! recomputed only when its inputs changed; a run of `x = c` guards in a
+//! recomputed only when its inputs changed, and an assignment is looked
+//! at only when a variable it reads (or assigns) lost a value at the
+//! steps it reads since the step's images were last visited
+//! ([`Watch`]); a run of `x = c` guards in a
 //! `case` is a table look-up on `x`. Expressions are compiled
 //! once ([`super::program`]): value sets are bitsets in one arena (no
 //! allocation per evaluation), `x = c` knows `c`'s value index, and a
@@ -162,6 +165,11 @@ pub(crate) struct Domains {
     /// Per assignment and step: the tick of the last image (0: never);
     /// initial assignments first, then next assignments by target step.
     imaged: Vec<u64>,
+    /// Per step: the tick at which its images were last looked at (0:
+    /// never); `wake` (per assignment, a buffer) marks those with an
+    /// input changed since.
+    image_ran: Vec<u64>,
+    wake: Vec<bool>,
     /// The value sets of the abstract values being computed, each
     /// [`Program::words`] words, stacked in evaluation order (an
     /// evaluation leaves its own set, if any, on top).
@@ -437,6 +445,37 @@ struct Model<'s> {
     init_assign_parts: Vec<Parts>,
     next_assign_parts: Vec<Parts>,
     part_list: PartList,
+    /// Per variable, the assignments whose image depends on a copy of it
+    /// (it is read, or it is their own variable): initial assignments
+    /// (everything at step 0), next assignments reading it in the current
+    /// state (step `t - 1` for the image at `t`), and next assignments
+    /// reading it in the next state or assigning it (step `t`).
+    watch_init: Watch,
+    watch_cur: Watch,
+    watch_next: Watch,
+}
+
+/// Who reads the copies of one step (see [`Model::watch_init`]):
+/// `readers[var]`, and the variables with readers.
+#[derive(Default)]
+struct Watch {
+    readers: Vec<Vec<usize>>,
+    vars: Vec<VarId>,
+}
+
+impl Watch {
+    /// From `(reader, var)` pairs.
+    fn new(vars: usize, reads: &[(usize, VarId)]) -> Watch {
+        let mut readers = vec![Vec::new(); vars];
+        for &(i, v) in reads {
+            readers[v.index()].push(i);
+        }
+        let vars = (0..vars)
+            .filter(|&v| !readers[v].is_empty())
+            .map(|v| VarId(v as u32))
+            .collect();
+        Watch { readers, vars }
+    }
 }
 
 /// The disjuncts of a boolean node ([`Program::disjuncts`]): a range
@@ -598,6 +637,18 @@ impl<'s> Model<'s> {
         let init_assign_n = compile(&mut sys.init_assign.iter().map(|a| &a.value));
         let next_assign_n = compile(&mut sys.next_assign.iter().map(|a| &a.value));
         let goal_n = prog.compile(sys, &sys.goal);
+        let (mut init_r, mut cur_r, mut next_r) = (Vec::new(), Vec::new(), Vec::new());
+        for (i, (a, r)) in sys.init_assign.iter().zip(&init_assign_reads).enumerate() {
+            init_r.extend(r.cur.iter().chain(&r.next).chain([&a.var]).map(|&v| (i, v)));
+        }
+        for (i, (a, r)) in sys.next_assign.iter().zip(&next_assign_reads).enumerate() {
+            cur_r.extend(r.cur.iter().map(|&v| (i, v)));
+            next_r.extend(r.next.iter().chain([&a.var]).map(|&v| (i, v)));
+        }
+        let n = sys.vars.len();
+        let watch_init = Watch::new(n, &init_r);
+        let watch_cur = Watch::new(n, &cur_r);
+        let watch_next = Watch::new(n, &next_r);
         let mut part_list = PartList::default();
         let mut parts = |ns: &[NodeId]| ns.iter().map(|&n| part_list.add(&mut prog, n)).collect();
         let invar_parts = parts(&invar_n);
@@ -606,6 +657,9 @@ impl<'s> Model<'s> {
         let init_assign_parts = parts(&init_assign_n);
         let next_assign_parts = parts(&next_assign_n);
         Model {
+            watch_init,
+            watch_cur,
+            watch_next,
             part_list,
             invar_parts,
             init_parts,
@@ -686,6 +740,8 @@ impl Domains {
             entailed: Vec::new(),
             entail_seen: Vec::new(),
             imaged: Vec::new(),
+            image_ran: vec![0; k + 1],
+            wake: Vec::new(),
             arena: Vec::new(),
             words: 1,
             memo: Vec::new(),
@@ -883,9 +939,28 @@ impl Domains {
                 },
             )
         };
+        // Only the assignments with an input that lost a value since the
+        // last visit of this step can have a new image (every other one
+        // was up to date then, or found unchanged since its last image):
+        // wake those, and those reading a value this loop removes.
+        let since = self.image_ran[t];
+        self.image_ran[t] = self.tick;
+        let mut wake = std::mem::take(&mut self.wake);
+        wake.clear();
+        wake.resize(assigns.len(), since == 0);
+        let (watch_here, watch_before) = match t {
+            0 => (&m.watch_init, None),
+            _ => (&m.watch_next, Some(&m.watch_cur)),
+        };
+        if since > 0 {
+            self.wake_readers(watch_here, t, since, &mut wake);
+            if let Some(before) = watch_before {
+                self.wake_readers(before, t - 1, since, &mut wake);
+            }
+        }
         let mut changed = false;
         for (i, a) in assigns.iter().enumerate() {
-            if sys.var(a.var).frozen && t > 0 {
+            if !wake[i] || (sys.var(a.var).frozen && t > 0) {
                 continue;
             }
             // Unchanged inputs (and target: the right-hand side may read
@@ -911,15 +986,33 @@ impl Domains {
                 _ => m.next_assign_n[i],
             };
             let img = self.eval(&m.prog, node, &ctx);
+            let mut narrowed = false;
             for j in 0..self.sizes[a.var.index()] {
                 if self.allowed(a.var, t)[j] && !self.admits(&m.prog, img, a.var, j) {
                     self.remove(a.var, t, j);
-                    changed = true;
+                    narrowed = true;
                 }
             }
             self.free(img);
+            if narrowed {
+                changed = true;
+                watch_here.readers[a.var.index()]
+                    .iter()
+                    .for_each(|&i| wake[i] = true);
+            }
         }
+        self.wake = wake;
         changed
+    }
+
+    /// Sets `wake` for the readers in `w` of the copies at `step` that
+    /// lost a value after tick `since`.
+    fn wake_readers(&self, w: &Watch, step: usize, since: u64, wake: &mut [bool]) {
+        for &x in &w.vars {
+            if self.changed[self.copy_index(x, self.step_of(x, step))] > since {
+                w.readers[x.index()].iter().for_each(|&i| wake[i] = true);
+            }
+        }
     }
 
     /// Removes the values at `t` without support; whether any was removed.
