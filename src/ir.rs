@@ -250,7 +250,7 @@ impl Expr {
 
     /// Calls `f` on this expression and every sub-expression (pre-order).
     /// Does not descend into DEFINEs.
-    pub fn visit(&self, f: &mut impl FnMut(&Expr)) {
+    pub fn visit<'e>(&'e self, f: &mut impl FnMut(&'e Expr)) {
         f(self);
         match self {
             Expr::Const(_) | Expr::Var(_) | Expr::Next(_) | Expr::Define(_) => {}

@@ -462,37 +462,11 @@ impl Program {
 
 /// Pushes the integer and symbol constants of `e` (with repeats).
 fn constants<'e>(e: &'e Expr, ints: &mut Vec<i64>, syms: &mut Vec<&'e str>) {
-    match e {
+    e.visit(&mut |x| match x {
         Expr::Const(Value::Int(i)) => ints.push(*i),
         Expr::Const(Value::Sym(s)) => syms.push(s),
-        Expr::Const(Value::Bool(_)) | Expr::Var(_) | Expr::Next(_) | Expr::Define(_) => {}
-        Expr::Not(a) => constants(a, ints, syms),
-        Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Count(xs) | Expr::Set(xs) => {
-            xs.iter().for_each(|x| constants(x, ints, syms))
-        }
-        Expr::Implies(a, b)
-        | Expr::Iff(a, b)
-        | Expr::Eq(a, b)
-        | Expr::Lt(a, b)
-        | Expr::Le(a, b)
-        | Expr::Sub(a, b) => {
-            constants(a, ints, syms);
-            constants(b, ints, syms);
-        }
-        Expr::Ite(c, a, b) => {
-            constants(c, ints, syms);
-            constants(a, ints, syms);
-            constants(b, ints, syms);
-        }
-        Expr::Case(arms) => arms.iter().for_each(|(g, v)| {
-            constants(g, ints, syms);
-            constants(v, ints, syms);
-        }),
-        Expr::In(a, xs) => {
-            constants(a, ints, syms);
-            xs.iter().for_each(|x| constants(x, ints, syms));
-        }
-    }
+        _ => {}
+    });
 }
 
 /// `x = c` (either way round) as [`Node::EqConst`].
