@@ -349,6 +349,7 @@ pub struct Phases {
     /// the solver's conflicts by then (the rest went to further solutions
     /// or to proving there are none: uniqueness). Zero without a solution.
     pub first_solve: Duration,
+    /// The solver's conflicts up to the first solution.
     pub first_conflicts: u64,
 }
 
