@@ -26,8 +26,9 @@ for puzzle in "$@"; do
         CHECKMATE_PHASES=1 measure 60 "$tmp/err" "$bin" solve "$puzzle" --count 2 --json >"$tmp/time"
         awk '/^phase parse:/ { print $3 > "'"$tmp"'/parse" }
              /^phase compile:/ { print $3 > "'"$tmp"'/compile" }
-             /bmc: analyse/ { print $3 > "'"$tmp"'/analyse"; print $6 > "'"$tmp"'/encode";
-                              print $9 > "'"$tmp"'/solve"; print $12 > "'"$tmp"'/verify" }' "$tmp/err"
+             /bmc: analyse/ { for (i = 1; i < NF; i++)
+                                  if ($i ~ /^(analyse|encode|solve|verify)$/)
+                                      print $(i + 1) > "'"$tmp"'/" $i }' "$tmp/err"
         for p in parse compile analyse encode solve verify; do
             cat "$tmp/$p" >>"$tmp/$p.all" 2>/dev/null || echo nan >>"$tmp/$p.all"
         done
