@@ -181,7 +181,9 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 ///
 /// Open boards (fresh 15x15, 0 blocked cells, seeds 201-210) stay heavy:
 /// first solve 2.4k-82k+ conflicts (seed 205 over 20 s), the uniqueness
-/// solve 1 conflict. Not the CNF (75k variables, 352k clauses against
+/// solve 1 conflict (all ten have a second solution, a local change of
+/// the first). Not BatSat: CaDiCaL (`--sat cadical`, same CNF) did 5 of
+/// the 10 within 20 s, the fastest in 4.3 s. Not the CNF (75k variables, 352k clauses against
 /// 62k/275k with 18 blocked, the same ~0.24 ms per conflict), not the
 /// givens (20-40 numbers; the legs' slack, `n - 1 - Σ gaps`, is 38-59%
 /// of `n`, as with 18 blocked). Likely cause: every inner cell has four
