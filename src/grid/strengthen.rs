@@ -178,6 +178,22 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// noise (seeds 1-24 sum 65k -> 64k, 25-48 75k -> 82k). Rechecked
 /// with it (conflicts summed, seeds 1-24 / 25-48): without `legs` 65k ->
 /// 270k / 75k -> 310k, without `cycles` 110k / 116k: both still pay.
+///
+/// Open boards (fresh 15x15, 0 blocked cells, seeds 201-210) stay heavy:
+/// first solve 2.4k-82k+ conflicts (seed 205 over 20 s), the uniqueness
+/// solve 1 conflict (all ten have a second solution, a local change of
+/// the first). Not BatSat: CaDiCaL (`--sat cadical`, same CNF) did 5 of
+/// the 10 within 20 s, the fastest in 4.3 s. Not the CNF (75k variables, 352k clauses against
+/// 62k/275k with 18 blocked, the same ~0.24 ms per conflict), not the
+/// givens (20-40 numbers; the legs' slack, `n - 1 - Σ gaps`, is 38-59%
+/// of `n`, as with 18 blocked). Likely cause: every inner cell has four
+/// neighbours, so fewer moves are forced. A leg's colour counts add nothing: on a
+/// bipartite grid the rank windows already fix every cell's rank parity.
+/// Lost: rings of up to 4 squares (`RING_SQUARES`, cycles up to length
+/// 10; +2% clauses): conflicts per seed 0.2-4.8x either way, median 23k
+/// -> 20k, slowest >82k -> 58k, 201 2.4k -> 7k; `--encoding one-hot` on
+/// seeds 203/205/210: 22k/>82k/61k -> 37k/22k/39k conflicts but 2x the
+/// time per conflict; `log` none within 20 s.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
     let mut extras: Vec<Extra> = match p.variant {
         Variant::Waypoint => vec![path_order, legs, cycles, by_rank],
