@@ -206,19 +206,22 @@ struct Ctx {
     fix: Option<(VarId, usize, usize)>,
 }
 
+/// The value indices a copy is compared with, or `None` (see [`Reads`]).
+type Class = Option<Vec<usize>>;
+
 /// A constraint (or assignment) that reads a variable, and the values
 /// it compares the variable with when it only ever compares it with
 /// constants (then every other value behaves alike and is checked once).
 /// The third field numbers the use among all uses of all variables: its
 /// slot in [`Domains::checked`].
-type Use = (usize, Option<Vec<usize>>, usize);
+type Use = (usize, Class, usize);
 
 /// The copies a check depends on: variables, their classes (as in
 /// [`Reads`], by the same index) and the step they are read at.
-type Dep<'a> = (&'a [VarId], &'a [Option<Vec<usize>>], usize);
+type Dep<'a> = (&'a [VarId], &'a [Class], usize);
 
 /// The class of a copy read in any way: every removal matters.
-const ANY: &[Option<Vec<usize>>] = &[None];
+const ANY: &[Class] = &[None];
 
 /// Which constraints read a variable, by role.
 #[derive(Default, Clone)]
@@ -242,12 +245,9 @@ struct Uses {
 struct Reads {
     cur: Vec<VarId>,
     next: Vec<VarId>,
-    cur_class: Vec<Option<Vec<usize>>>,
-    next_class: Vec<Option<Vec<usize>>>,
+    cur_class: Vec<Class>,
+    next_class: Vec<Class>,
 }
-
-/// The value indices a copy is compared with, or `None` (see [`Reads`]).
-type Class = Option<Vec<usize>>;
 
 /// Per copy `(var, next)` seen by [`sorted_reads`]: the constants
 /// compared with, or `None`; kept between calls (one walk per atom: no
@@ -273,7 +273,7 @@ impl Seen {
     }
 
     /// The class of `x`, empty when it is new.
-    fn entry(&mut self, x: (VarId, bool)) -> &mut Option<Vec<usize>> {
+    fn entry(&mut self, x: (VarId, bool)) -> &mut Class {
         let k = 2 * x.0.index() + x.1 as usize;
         if k >= self.at.len() {
             self.at.resize(k + 1, u32::MAX);
@@ -285,7 +285,7 @@ impl Seen {
         &mut self.list[self.at[k] as usize].1
     }
 
-    fn insert(&mut self, x: (VarId, bool), class: Option<Vec<usize>>) {
+    fn insert(&mut self, x: (VarId, bool), class: Class) {
         *self.entry(x) = class;
     }
 }
@@ -1294,7 +1294,7 @@ impl Domains {
         x: VarId,
         t: usize,
         alive: &mut [bool],
-        class: &Option<Vec<usize>>,
+        class: &Class,
         ctx: &Ctx,
         mut ok: impl FnMut(&mut Domains, &Ctx) -> bool,
     ) {

@@ -254,11 +254,6 @@ impl Program {
         self.push(Node::Or(kids))
     }
 
-    /// `!a`.
-    pub fn not(&mut self, a: NodeId) -> NodeId {
-        self.push(Node::Not(a))
-    }
-
     /// The disjuncts of boolean node `n`, flattened through `|`, `->` and
     /// negated conjunctions (`!(a & b)` gives `!a`, `!b`; the negations
     /// are new nodes): `n` is true exactly when one of them is, in the
@@ -294,7 +289,7 @@ impl Program {
     fn negation(&mut self, a: NodeId) -> NodeId {
         match self.nodes[a as usize] {
             Node::Not(x) => x,
-            _ => self.not(a),
+            _ => self.push(Node::Not(a)),
         }
     }
 
@@ -333,15 +328,10 @@ impl Program {
                 }
             }
         }
-        out[start..].sort_unstable();
-        let mut end = start;
-        for i in start..out.len() {
-            if end == start || out[end - 1] != out[i] {
-                out[end] = out[i];
-                end += 1;
-            }
-        }
-        out.truncate(end);
+        let mut mine = out.split_off(start);
+        mine.sort_unstable();
+        mine.dedup();
+        out.append(&mut mine);
     }
 
     /// Compiles `e` (whose constants must be in the universe).
