@@ -8,9 +8,14 @@
 # not repeated), then the median over all puzzles (a timeout counts as T)
 # and how many finished within 2 s. Release build.
 #
+# --unique: generate with gen-grid.py --unique (more of the hidden path
+# revealed until one solution is left, checked by the measured binary
+# with the same timeout); on open boards the random reveal order needs
+# most of the cells (~180-215 of 225 numbers), so these are easy.
+#
 # Usage: scripts/bench-fresh.sh [-n RUNS] [-t TIMEOUT] [--seeds 1-12]
 #            [--variant waypoint] [--size 15x15] [--blocked 18]
-#            [--keep DIR] [-- EXTRA SOLVE ARGS...]
+#            [--unique] [--keep DIR] [-- EXTRA SOLVE ARGS...]
 #        (defaults: RUNS=1, TIMEOUT=20; --keep writes the puzzles to DIR)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +28,7 @@ variant=waypoint
 size=15x15
 blocked=18
 keep=""
+unique=()
 extra=()
 while (($#)); do
     case "$1" in
@@ -33,6 +39,7 @@ while (($#)); do
         --size) size=$2; shift 2 ;;
         --blocked) blocked=$2; shift 2 ;;
         --keep) keep=$2; shift 2 ;;
+        --unique) unique=(--unique); shift ;;
         --) shift; extra=("$@"); break ;;
         -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
         *) echo "bench-fresh.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -47,7 +54,8 @@ trap 'rm -rf "$tmp"' EXIT
 dir=${keep:-$tmp}
 mkdir -p "$dir"
 
-echo "checkmate ${CHECKMATE_BIN:-$(git rev-parse --short HEAD)} (release); $variant $size, $blocked blocked;" \
+[[ ${#unique[@]} -eq 0 ]] || unique+=(--checkmate "$bin" --timeout "$limit")
+echo "checkmate ${CHECKMATE_BIN:-$(git rev-parse --short HEAD)} (release); $variant $size, $blocked blocked${unique:+, unique};" \
     "solve --count 2 ${extra[*]}; CPU s, median of $runs; timeout $limit s"
 echo
 echo "| seed | open | numbers | answer | CPU (s) |"
@@ -58,7 +66,7 @@ count=0
 for seed in $(seq "${seeds%-*}" "${seeds#*-}"); do
     f=$dir/$variant-$size-b$blocked-s$seed.txt
     python3 scripts/gen-grid.py "$variant" "${size%x*}" "${size#*x}" \
-        --blocked "$blocked" --seed "$seed" >"$f"
+        --blocked "$blocked" --seed "$seed" "${unique[@]}" >"$f"
     open=$(grep -v '^#' "$f" | grep -v ':' | tr ' ' '\n' | grep -c '^[.0-9]')
     numbers=$(grep -v '^#' "$f" | grep -v ':' | tr ' ' '\n' | grep -c '^[0-9]')
     cpus=()

@@ -194,6 +194,37 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// -> 20k, slowest >82k -> 58k, 201 2.4k -> 7k; `--encoding one-hot` on
 /// seeds 203/205/210: 22k/>82k/61k -> 37k/22k/39k conflicts but 2x the
 /// time per conflict; `log` none within 20 s.
+///
+/// Open boards, second look (conflicts of the first solve, one run each
+/// under a 12-20 s wall cap, "capped" counted as the worst; fresh 15x15,
+/// 0 blocked; default model on seeds 201-210: median 22.7k, 1 capped;
+/// on 211-226: 20.6k, 3 capped). The tail is the search's, not the
+/// puzzle's: BatSat's initial activities randomised (`rnd_init_act`,
+/// three seeds each on 202/204/206/208/210/212) put one puzzle anywhere
+/// in 12k-61k. Nor is it the legs' timing: with every waypoint pinned to
+/// its step on the hidden path the first solve still took 0.7k-26k
+/// (median 3.5k); the cost is covering the board. Lost, seeds 201-210
+/// (median, capped): `pockets` on the ranks (at every step an unvisited
+/// cell has an unvisited neighbour, two unless it is next; +54%
+/// clauses): 47.6k, 4; its first half only (+11%): 30.6k, 2; `cuts`,
+/// cut-set clauses (the path enters and leaves every polyomino of 2..4
+/// or 2..5 cells unless it holds an end; +3% / +9% clauses): 23.5k, 2 /
+/// 14.7k, 2, and on 211-226 24.1k, 4 against 20.6k, 3; the `succ`
+/// variables numbered before the ranks (BatSat's first decisions on
+/// them): 11.2k, 1 but 31.0k, 1 on 211-226; BatSat `restart_first` 512:
+/// 17.0k, 2; `var_decay` 0.99: 20.6k, 0 (the others 1.5k-58k).
+/// The one lead, outside this file: only the `succ` literals as BatSat
+/// decision variables (`new_var(_, false)` for the rest; the ranks, and
+/// so `pos` and `visited`, follow by propagation once every successor is
+/// set, the start's rank being 1). Same CNF, conflicts: 201-210 median
+/// 22.7k -> 12.8k (capped 1 -> 0), 211-226 20.6k -> 18.0k (3 -> 1),
+/// the 18 randomised runs above 27.4k -> 10.1k (16 of 18 fewer, capped
+/// 1 -> 0); 8 blocked s101/s112 capped/capped -> 64k/1.2k; 18 blocked
+/// seeds 1-8 1.9k -> 1.7k. It needs the engine to know which SAT
+/// variables are the successors' (and a complete model on SAT: with
+/// non-decision variables BatSat may stop with Tseitin gates unassigned).
+/// Unique open boards (`gen-grid.py --unique`) are no problem: the random
+/// reveal order needs 178-214 numbers of 225, and they solve in 0.1 s.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
     let mut extras: Vec<Extra> = match p.variant {
         Variant::Waypoint => vec![path_order, legs, cycles, by_rank],
