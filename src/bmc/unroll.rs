@@ -168,6 +168,12 @@ impl<'s, S: Sink> Unroller<'s, S> {
         self.n_clauses
     }
 
+    /// [`System::frozen_only_invariants`], computed once (the checks of
+    /// the traces found reuse it).
+    pub fn invar_once(&self) -> &[bool] {
+        &self.invar_once
+    }
+
     /// Keeps the DIMACS labels of the literals and the forced values
     /// ([`Unroller::labels`], [`Unroller::fixed`]); call before the first
     /// frame.
