@@ -496,12 +496,21 @@ impl System {
         // An invariant over frozen variables only has the same value in
         // every state once the frozen variables are known not to change
         // (checked below for every transition): one evaluation suffices.
+        // The others are listed once (a grid model with frozen variables
+        // has thousands of INVARs, a few of them for every state).
+        let each: Vec<&Constraint> = (self.invar.iter().enumerate())
+            .filter(|&(i, _)| once.get(i) != Some(&true))
+            .map(|(_, c)| c)
+            .collect();
         for (step, state) in trace.states.iter().enumerate() {
             self.check_domains(step, state)?;
-            for (i, c) in self.invar.iter().enumerate() {
-                if step > 0 && once.get(i) == Some(&true) {
-                    continue;
+            if step == 0 {
+                for c in &self.invar {
+                    self.require(step, state, None, &c.expr, || invar(c))?;
                 }
+                continue;
+            }
+            for c in &each {
                 self.require(step, state, None, &c.expr, || invar(c))?;
             }
         }
@@ -739,6 +748,8 @@ impl System {
                 (Some(x), Some(y)) => Ok(x == y),
                 _ => self.eval_node(cur, nxt, e),
             },
+            // `!(a & b)`: one call, for the conjunction.
+            Expr::Not(a) => Ok(!self.eval_node(cur, nxt, a)?),
             _ => self.eval_node(cur, nxt, e),
         }
     }
@@ -777,8 +788,18 @@ impl System {
             Expr::Iff(p, q) => Ok(self.eval_bool(cur, nxt, p)? == self.eval_bool(cur, nxt, q)?),
             Expr::Eq(p, q) => match (operand(cur, nxt, p), operand(cur, nxt, q)) {
                 (Some(x), Some(y)) => Ok(x == y),
-                _ => Ok(self.value(cur, nxt, p)? == self.value(cur, nxt, q)?),
+                _ => self.eval_other(cur, nxt, e),
             },
+            _ => self.eval_other(cur, nxt, e),
+        }
+    }
+
+    /// [`Self::eval_node`] of the comparisons, choices and non-boolean
+    /// nodes (out of line: a small frame for the nodes checked most).
+    #[inline(never)]
+    fn eval_other(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<bool, Why> {
+        match e {
+            Expr::Eq(p, q) => Ok(self.value(cur, nxt, p)? == self.value(cur, nxt, q)?),
             Expr::Lt(p, q) => Ok(self.eval_int(cur, nxt, p)? < self.eval_int(cur, nxt, q)?),
             Expr::Le(p, q) => Ok(self.eval_int(cur, nxt, p)? <= self.eval_int(cur, nxt, q)?),
             Expr::Ite(..) | Expr::Case(_) => self.eval_bool(cur, nxt, self.branch(cur, nxt, e)?),

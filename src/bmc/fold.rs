@@ -25,11 +25,25 @@ use crate::ir::{Domain, Expr, Value, VarId};
 /// allocates nothing; symbols are compared as strings, as [`Value`]s are).
 /// Two machine words (a symbol by a thin `&String`), so a fold's result
 /// is returned in registers.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug)]
 enum Folded<'a> {
     Bool(bool),
     Int(i64),
     Sym(&'a String),
+}
+
+impl PartialEq for Folded<'_> {
+    /// As derived, but inlined (a call per comparison was a tenth of a
+    /// fold).
+    #[inline(always)]
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Folded::Bool(a), Folded::Bool(b)) => a == b,
+            (Folded::Int(a), Folded::Int(b)) => a == b,
+            (Folded::Sym(a), Folded::Sym(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 impl<'a> Folded<'a> {
@@ -84,6 +98,11 @@ impl<S: Sink> Unroller<'_, S> {
             Expr::Eq(p, q) if is_atom(p) && is_atom(q) => {
                 same_kind(self.fold_atom(p, at)?, self.fold_atom(q, at)?)
             }
+            // `!(a & b)`: one call, for the conjunction.
+            Expr::Not(a) => match self.fold_in(a, at)? {
+                Folded::Bool(b) => Some(Folded::Bool(!b)),
+                _ => None,
+            },
             _ => self.fold_in(e, at),
         }
     }
@@ -205,6 +224,7 @@ impl<S: Sink> Unroller<'_, S> {
 
     /// `And` (`or == false`) or `Or` (`or == true`): decided by one
     /// operand equal to `or`, or by all operands.
+    #[inline(always)]
     fn fold_junction(&self, xs: &[Expr], at: At, or: bool) -> Option<bool> {
         let mut all = true;
         for x in xs {
@@ -222,6 +242,12 @@ impl<S: Sink> Unroller<'_, S> {
     /// of a set's members must fold.
     pub fn fold_allows(&self, e: &Expr, at: At, v: &Value) -> Option<bool> {
         self.allows(e, at, Folded::of(v))
+    }
+
+    /// [`Self::fold_allows`] of the value of `var` at `step`, when its
+    /// copy is a constant (no term or value built for it).
+    pub fn fold_allows_copy(&self, e: &Expr, at: At, var: VarId, step: usize) -> Option<bool> {
+        self.allows(e, at, self.const_copy(var, step)?)
     }
 
     fn allows(&self, e: &Expr, at: At, v: Folded<'_>) -> Option<bool> {
