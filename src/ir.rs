@@ -723,7 +723,7 @@ impl System {
             }
             Expr::Case(_) | Expr::Ite(..) => self.allows(cur, nxt, self.branch(cur, nxt, e)?, x),
             _ => match (operand(cur, nxt, e), x) {
-                (Some(v), _) => Ok(v == x),
+                (Some(v), _) => Ok(same(v, x)),
                 // A boolean value: no value built (`next(v[i]) := v[i] |
                 // next(pos) = i`, once per cell and step of a grid path).
                 (None, Value::Bool(b)) if is_boolean_shaped(e) => {
@@ -745,7 +745,7 @@ impl System {
         match e {
             Expr::Var(v) => as_bool(&cur[v.index()]),
             Expr::Eq(p, q) => match (operand(cur, nxt, p), operand(cur, nxt, q)) {
-                (Some(x), Some(y)) => Ok(x == y),
+                (Some(x), Some(y)) => Ok(same(x, y)),
                 _ => self.eval_node(cur, nxt, e),
             },
             // `!(a & b)`: one call, for the conjunction.
@@ -787,7 +787,7 @@ impl System {
             }
             Expr::Iff(p, q) => Ok(self.eval_bool(cur, nxt, p)? == self.eval_bool(cur, nxt, q)?),
             Expr::Eq(p, q) => match (operand(cur, nxt, p), operand(cur, nxt, q)) {
-                (Some(x), Some(y)) => Ok(x == y),
+                (Some(x), Some(y)) => Ok(same(x, y)),
                 _ => self.eval_other(cur, nxt, e),
             },
             _ => self.eval_other(cur, nxt, e),
@@ -935,6 +935,17 @@ fn as_bool(v: &Value) -> Result<bool, Why> {
     match v {
         Value::Bool(b) => Ok(*b),
         other => Err(not_bool(other)),
+    }
+}
+
+/// `x == y`, inlined for integers and booleans (a call per comparison
+/// otherwise).
+#[inline(always)]
+fn same(x: &Value, y: &Value) -> bool {
+    match (x, y) {
+        (Value::Int(a), Value::Int(b)) => a == b,
+        (Value::Bool(a), Value::Bool(b)) => a == b,
+        _ => x == y,
     }
 }
 

@@ -18,7 +18,7 @@
 //! evaluation error, so wherever a `case` is encoded one of its guards is
 //! required to hold (frontends end their cases with a `TRUE` guard).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use rustsat::types::Lit;
 
@@ -616,11 +616,14 @@ impl<S: Sink> Unroller<'_, S> {
         };
         let t = self.term(x, at)?;
         let no = !self.top();
-        let named: HashSet<Lit> = lits.iter().copied().collect();
+        // Sorted, not hashed: a run names every value of a transition
+        // table's variable (a cell per arm).
+        let mut named = lits.to_vec();
+        named.sort_unstable();
         Ok(self
             .vals(&t)?
             .iter()
-            .all(|(_, l)| *l == no || named.contains(l)))
+            .all(|(_, l)| *l == no || named.binary_search(l).is_ok()))
     }
 
     /// The literal "the value of `x` is allowed by `rhs`" (an assignment's
