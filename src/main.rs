@@ -22,11 +22,11 @@ fn main() -> ExitCode {
 }
 
 /// Lets glibc's malloc grow (and keep) the heap 4 MiB at a time rather
-/// than 128 KiB: a `solve` of a 9x9 puzzle allocates and frees a few MB
-/// in many pieces, and with the default the same pages were given back
-/// and faulted in again (580 -> 463 page faults and 0.3-0.6 ms less CPU on
-/// `solve --count 2` of a 9x9 numbrix or hidato puzzle, ~5 ms in all;
-/// 2-3% on waypoint 9x9 and 15x15).
+/// than 128 KiB. With the default, the domain analysis' large buffers of
+/// a 9x9 `solve` (180 and 450 KB) were mappings of their own, mapped and
+/// unmapped per buffer; with the padding they come from the heap: 580 ->
+/// 463 page faults and 0.3-0.6 ms less CPU on `solve --count 2` of a 9x9
+/// numbrix or hidato puzzle (~5 ms in all), 2-3% on waypoint 9x9/15x15.
 fn pad_heap() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets a tuning parameter of the allocator; called
