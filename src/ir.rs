@@ -481,6 +481,14 @@ impl System {
 
     /// Checks that `trace` is a solution (see the module documentation).
     pub fn check(&self, trace: &Trace) -> Result<(), EvalError> {
+        self.check_with(trace, &self.frozen_only_invariants())
+    }
+
+    /// [`System::check`] given [`System::frozen_only_invariants`] (`once`,
+    /// by INVAR): for a caller that checks many traces of one system
+    /// (that walk over every INVAR cost as much as a check on grid
+    /// models with many frozen variables).
+    pub(crate) fn check_with(&self, trace: &Trace, once: &[bool]) -> Result<(), EvalError> {
         let last = trace.states.len().checked_sub(1).ok_or(EvalError::Empty)?;
         // Labels are only spelled out for the error: building them for
         // every constraint at every step was most of the checking time.
@@ -488,13 +496,21 @@ impl System {
         // An invariant over frozen variables only has the same value in
         // every state once the frozen variables are known not to change
         // (checked below for every transition): one evaluation suffices.
-        let once = self.frozen_only_invariants();
+        // The others are listed once (a grid model with frozen variables
+        // has thousands of INVARs, a few of them for every state).
+        let each: Vec<&Constraint> = (self.invar.iter().enumerate())
+            .filter(|&(i, _)| once.get(i) != Some(&true))
+            .map(|(_, c)| c)
+            .collect();
         for (step, state) in trace.states.iter().enumerate() {
             self.check_domains(step, state)?;
-            for (c, &once) in self.invar.iter().zip(&once) {
-                if once && step > 0 {
-                    continue;
+            if step == 0 {
+                for c in &self.invar {
+                    self.require(step, state, None, &c.expr, || invar(c))?;
                 }
+                continue;
+            }
+            for c in &each {
                 self.require(step, state, None, &c.expr, || invar(c))?;
             }
         }
@@ -628,7 +644,7 @@ impl System {
         let holds = if is_boolean_shaped(e) {
             self.eval_bool(cur, nxt, e)
         } else {
-            self.eval(cur, nxt, e).map(|v| v == Value::Bool(true))
+            self.value(cur, nxt, e).map(|v| v == Value::Bool(true))
         };
         match holds {
             Ok(true) => Ok(()),
@@ -636,7 +652,7 @@ impl System {
             Err(why) => Err(EvalError::Type {
                 step,
                 what: what(),
-                why,
+                why: *why,
             }),
         }
     }
@@ -650,17 +666,14 @@ impl System {
         actual: &Value,
         what: impl Fn() -> String,
     ) -> Result<(), EvalError> {
-        let allowed = self
-            .allows(cur, nxt, &a.value, actual)
-            .map_err(|why| EvalError::Type {
+        match self.allows(cur, nxt, &a.value, actual) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(EvalError::Violated { step, what: what() }),
+            Err(why) => Err(EvalError::Type {
                 step,
                 what: what(),
-                why,
-            })?;
-        if allowed {
-            Ok(())
-        } else {
-            Err(EvalError::Violated { step, what: what() })
+                why: *why,
+            }),
         }
     }
 
@@ -672,30 +685,21 @@ impl System {
         nxt: Option<&[Value]>,
         e: &Expr,
     ) -> Result<Vec<Value>, String> {
+        self.value_set(cur, nxt, e).map_err(|why| *why)
+    }
+
+    /// [`Self::eval_set`] with the evaluator's own error type.
+    fn value_set(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<Vec<Value>, Why> {
         match e {
             Expr::Set(xs) => {
                 let mut out = Vec::new();
                 for x in xs {
-                    out.extend(self.eval_set(cur, nxt, x)?);
+                    out.extend(self.value_set(cur, nxt, x)?);
                 }
                 Ok(out)
             }
-            Expr::Case(arms) => {
-                for (g, v) in arms {
-                    if self.eval_bool(cur, nxt, g)? {
-                        return self.eval_set(cur, nxt, v);
-                    }
-                }
-                Err("no case guard holds".into())
-            }
-            Expr::Ite(c, a, b) => {
-                if self.eval_bool(cur, nxt, c)? {
-                    self.eval_set(cur, nxt, a)
-                } else {
-                    self.eval_set(cur, nxt, b)
-                }
-            }
-            _ => Ok(vec![self.eval(cur, nxt, e)?]),
+            Expr::Case(_) | Expr::Ite(..) => self.value_set(cur, nxt, self.branch(cur, nxt, e)?),
+            _ => Ok(vec![self.value(cur, nxt, e)?]),
         }
     }
 
@@ -708,7 +712,7 @@ impl System {
         nxt: Option<&[Value]>,
         e: &Expr,
         x: &Value,
-    ) -> Result<bool, String> {
+    ) -> Result<bool, Why> {
         match e {
             Expr::Set(xs) => {
                 let mut found = false;
@@ -717,43 +721,48 @@ impl System {
                 }
                 Ok(found)
             }
-            Expr::Case(arms) => {
-                for (g, v) in arms {
-                    if self.eval_bool(cur, nxt, g)? {
-                        return self.allows(cur, nxt, v, x);
-                    }
+            Expr::Case(_) | Expr::Ite(..) => self.allows(cur, nxt, self.branch(cur, nxt, e)?, x),
+            _ => match (operand(cur, nxt, e), x) {
+                (Some(v), _) => Ok(same(v, x)),
+                // A boolean value: no value built (`next(v[i]) := v[i] |
+                // next(pos) = i`, once per cell and step of a grid path).
+                (None, Value::Bool(b)) if is_boolean_shaped(e) => {
+                    Ok(self.eval_bool(cur, nxt, e)? == *b)
                 }
-                Err("no case guard holds".into())
-            }
-            Expr::Ite(c, a, b) => {
-                if self.eval_bool(cur, nxt, c)? {
-                    self.allows(cur, nxt, a, x)
-                } else {
-                    self.allows(cur, nxt, b, x)
-                }
-            }
-            _ => match self.operand(cur, nxt, e) {
-                Some(v) => Ok(v == x),
-                None => Ok(self.eval(cur, nxt, e)? == *x),
+                (None, _) => Ok(self.value(cur, nxt, e)? == *x),
             },
         }
     }
 
     /// The boolean value of `e`: [`Self::eval`] followed by "expected a
     /// boolean", evaluated directly on the boolean operators (the checker
-    /// spends its time here; no value is built or cloned).
-    fn eval_bool(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<bool, String> {
-        let not_bool = |v: &Value| Err(format!("expected a boolean, got `{v}`"));
+    /// spends its time here; no value is built or cloned). The leaves,
+    /// and `x = c` between two of them, are evaluated in the caller's
+    /// frame (half the nodes; a call of the whole evaluator cost more
+    /// than the node).
+    #[inline(always)]
+    fn eval_bool(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<bool, Why> {
+        match e {
+            Expr::Var(v) => as_bool(&cur[v.index()]),
+            Expr::Eq(p, q) => match (operand(cur, nxt, p), operand(cur, nxt, q)) {
+                (Some(x), Some(y)) => Ok(same(x, y)),
+                _ => self.eval_node(cur, nxt, e),
+            },
+            // `!(a & b)`: one call, for the conjunction.
+            Expr::Not(a) => Ok(!self.eval_node(cur, nxt, a)?),
+            _ => self.eval_node(cur, nxt, e),
+        }
+    }
+
+    /// [`Self::eval_bool`] of any node.
+    #[inline(never)]
+    fn eval_node(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<bool, Why> {
         match e {
             Expr::Const(Value::Bool(b)) => Ok(*b),
-            Expr::Var(v) => match &cur[v.index()] {
-                Value::Bool(b) => Ok(*b),
-                other => not_bool(other),
-            },
-            Expr::Next(v) => match nxt.map(|n| &n[v.index()]) {
-                Some(Value::Bool(b)) => Ok(*b),
-                Some(other) => not_bool(other),
-                None => Err(format!("next({}) outside a transition", self.var(*v).name)),
+            Expr::Var(v) => as_bool(&cur[v.index()]),
+            Expr::Next(v) => match nxt {
+                Some(n) => as_bool(&n[v.index()]),
+                None => Err(self.next_outside(*v)),
             },
             Expr::Define(d) => self.eval_bool(cur, nxt, &self.defines[d.0 as usize].expr),
             Expr::Not(a) => Ok(!self.eval_bool(cur, nxt, a)?),
@@ -777,16 +786,26 @@ impl System {
                 Ok(!self.eval_bool(cur, nxt, p)? || self.eval_bool(cur, nxt, q)?)
             }
             Expr::Iff(p, q) => Ok(self.eval_bool(cur, nxt, p)? == self.eval_bool(cur, nxt, q)?),
-            Expr::Eq(p, q) => match (self.operand(cur, nxt, p), self.operand(cur, nxt, q)) {
-                (Some(x), Some(y)) => Ok(x == y),
-                _ => Ok(self.eval(cur, nxt, p)? == self.eval(cur, nxt, q)?),
+            Expr::Eq(p, q) => match (operand(cur, nxt, p), operand(cur, nxt, q)) {
+                (Some(x), Some(y)) => Ok(same(x, y)),
+                _ => self.eval_other(cur, nxt, e),
             },
+            _ => self.eval_other(cur, nxt, e),
+        }
+    }
+
+    /// [`Self::eval_node`] of the comparisons, choices and non-boolean
+    /// nodes (out of line: a small frame for the nodes checked most).
+    #[inline(never)]
+    fn eval_other(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<bool, Why> {
+        match e {
+            Expr::Eq(p, q) => Ok(self.value(cur, nxt, p)? == self.value(cur, nxt, q)?),
             Expr::Lt(p, q) => Ok(self.eval_int(cur, nxt, p)? < self.eval_int(cur, nxt, q)?),
             Expr::Le(p, q) => Ok(self.eval_int(cur, nxt, p)? <= self.eval_int(cur, nxt, q)?),
             Expr::Ite(..) | Expr::Case(_) => self.eval_bool(cur, nxt, self.branch(cur, nxt, e)?),
-            _ => match self.eval(cur, nxt, e)? {
+            _ => match self.value(cur, nxt, e)? {
                 Value::Bool(b) => Ok(b),
-                v => not_bool(&v),
+                v => Err(not_bool(&v)),
             },
         }
     }
@@ -798,7 +817,7 @@ impl System {
         cur: &[Value],
         nxt: Option<&[Value]>,
         e: &'e Expr,
-    ) -> Result<&'e Expr, String> {
+    ) -> Result<&'e Expr, Why> {
         match e {
             Expr::Ite(c, p, q) => Ok(if self.eval_bool(cur, nxt, c)? { p } else { q }),
             Expr::Case(arms) => {
@@ -807,45 +826,45 @@ impl System {
                         return Ok(v);
                     }
                 }
-                Err("no case guard holds".into())
+                Err(why("no case guard holds".into()))
             }
-            _ => Err("expected an if-then-else or a case".into()),
+            _ => Err(why("expected an if-then-else or a case".into())),
         }
     }
 
-    fn eval_int(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<i64, String> {
-        match self.eval(cur, nxt, e)? {
-            Value::Int(i) => Ok(i),
-            v => Err(format!("expected an integer, got `{v}`")),
+    fn eval_int(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<i64, Why> {
+        match operand(cur, nxt, e) {
+            Some(Value::Int(i)) => Ok(*i),
+            _ => match self.value(cur, nxt, e)? {
+                Value::Int(i) => Ok(i),
+                v => Err(why(format!("expected an integer, got `{v}`"))),
+            },
         }
     }
 
-    /// The value of a constant or a variable, without copying it (`None`
-    /// for other expressions, and for `next(...)` outside a transition).
-    fn operand<'a>(
-        &'a self,
-        cur: &'a [Value],
-        nxt: Option<&'a [Value]>,
-        e: &'a Expr,
-    ) -> Option<&'a Value> {
-        match e {
-            Expr::Const(v) => Some(v),
-            Expr::Var(v) => cur.get(v.index()),
-            Expr::Next(v) => nxt?.get(v.index()),
-            _ => None,
-        }
+    /// The error of `next(v)` read outside a transition.
+    #[cold]
+    #[inline(never)]
+    fn next_outside(&self, v: VarId) -> Why {
+        why(format!("next({}) outside a transition", self.var(v).name))
     }
 
     /// Evaluates `e` in state `cur` (and `nxt` for `next(...)`).
     pub fn eval(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<Value, String> {
+        self.value(cur, nxt, e).map_err(|why| *why)
+    }
+
+    /// [`Self::eval`] with the evaluator's own error type.
+    fn value(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<Value, Why> {
         let b = |x: bool| Ok(Value::Bool(x));
         match e {
             Expr::Const(v) => Ok(v.clone()),
             Expr::Var(v) => Ok(cur[v.index()].clone()),
-            Expr::Next(v) => nxt
-                .map(|n| n[v.index()].clone())
-                .ok_or_else(|| format!("next({}) outside a transition", self.var(*v).name)),
-            Expr::Define(d) => self.eval(cur, nxt, &self.defines[d.0 as usize].expr),
+            Expr::Next(v) => match nxt {
+                Some(n) => Ok(n[v.index()].clone()),
+                None => Err(self.next_outside(*v)),
+            },
+            Expr::Define(d) => self.value(cur, nxt, &self.defines[d.0 as usize].expr),
             // The boolean operators: evaluated by `eval_bool`, which
             // handles each of them directly (no call back here).
             Expr::Not(_)
@@ -873,22 +892,72 @@ impl System {
                 }
                 Ok(Value::Int(n))
             }
-            Expr::Ite(..) | Expr::Case(_) => self.eval(cur, nxt, self.branch(cur, nxt, e)?),
+            Expr::Ite(..) | Expr::Case(_) => self.value(cur, nxt, self.branch(cur, nxt, e)?),
             Expr::In(x, set) => {
-                let v = self.eval(cur, nxt, x)?;
+                let v = self.value(cur, nxt, x)?;
                 for s in set {
                     if let Expr::Const(c) = s {
                         if *c == v {
                             return b(true);
                         }
-                    } else if self.eval_set(cur, nxt, s)?.contains(&v) {
+                    } else if self.value_set(cur, nxt, s)?.contains(&v) {
                         return b(true);
                     }
                 }
                 b(false)
             }
-            Expr::Set(_) => Err("a set of values where one value is expected".into()),
+            Expr::Set(_) => Err(why("a set of values where one value is expected".into())),
         }
+    }
+}
+
+/// Why an evaluation failed. Boxed, so that the evaluator's results
+/// (`Result<bool, Why>`) are two machine words, returned in registers: a
+/// bare `String` error made each one a 32-byte value written through
+/// memory, at every node of every check.
+type Why = Box<String>;
+
+/// A [`Why`]; out of line: only a failing evaluation builds one.
+#[cold]
+#[inline(never)]
+fn why(msg: String) -> Why {
+    Box::new(msg)
+}
+
+#[cold]
+#[inline(never)]
+fn not_bool(v: &Value) -> Why {
+    why(format!("expected a boolean, got `{v}`"))
+}
+
+#[inline(always)]
+fn as_bool(v: &Value) -> Result<bool, Why> {
+    match v {
+        Value::Bool(b) => Ok(*b),
+        other => Err(not_bool(other)),
+    }
+}
+
+/// `x == y`, inlined for integers and booleans (a call per comparison
+/// otherwise).
+#[inline(always)]
+fn same(x: &Value, y: &Value) -> bool {
+    match (x, y) {
+        (Value::Int(a), Value::Int(b)) => a == b,
+        (Value::Bool(a), Value::Bool(b)) => a == b,
+        _ => x == y,
+    }
+}
+
+/// The value of a constant or a variable, without copying it (`None`
+/// for other expressions, and for `next(...)` outside a transition).
+#[inline(always)]
+fn operand<'a>(cur: &'a [Value], nxt: Option<&'a [Value]>, e: &'a Expr) -> Option<&'a Value> {
+    match e {
+        Expr::Const(v) => Some(v),
+        Expr::Var(v) => cur.get(v.index()),
+        Expr::Next(v) => nxt?.get(v.index()),
+        _ => None,
     }
 }
 

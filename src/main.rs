@@ -10,6 +10,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     restore_sigpipe();
+    pad_heap();
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(code) => code,
@@ -17,6 +18,21 @@ fn main() -> ExitCode {
             eprintln!("checkmate: {err:#}");
             ExitCode::from(cli::exit_code(&err))
         }
+    }
+}
+
+/// Lets glibc's malloc grow (and keep) the heap 4 MiB at a time rather
+/// than 128 KiB. With the default, the domain analysis' large buffers of
+/// a 9x9 `solve` (180 and 450 KB) were mappings of their own, mapped and
+/// unmapped per buffer; with the padding they come from the heap: 580 ->
+/// 463 page faults and 0.3-0.6 ms less CPU on `solve --count 2` of a 9x9
+/// numbrix or hidato puzzle (~5 ms in all), 2-3% on waypoint 9x9/15x15.
+fn pad_heap() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a tuning parameter of the allocator; called
+    // first thing in `main`, before any other thread exists.
+    unsafe {
+        libc::mallopt(libc::M_TOP_PAD, 4 << 20);
     }
 }
 

@@ -18,14 +18,14 @@
 //! evaluation error, so wherever a `case` is encoded one of its guards is
 //! required to hold (frontends end their cases with a `TRUE` guard).
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use rustsat::types::Lit;
 
 use super::cnf::Sink;
 use super::unroll::{index_of, nth_value, Copy, Unroller};
 use super::BmcError;
-use crate::ir::{Domain, Expr, Value, VarId};
+use crate::ir::{Domain, Expr, System, Value, VarId};
 
 /// Where an expression is read: `cur` for plain variables, `next` for
 /// `next(...)` (only inside transitions).
@@ -581,7 +581,7 @@ impl<S: Sink> Unroller<'_, S> {
         let mut exhaustive: Vec<Lit> = guard.iter().map(|&l| !l).collect();
         exhaustive.extend(&gs);
         self.clause(&exhaustive)?;
-        let runs = exclusive_runs(arms);
+        let runs = exclusive_runs(self.sys, arms);
         let mut conds = Vec::with_capacity(arms.len());
         let mut none_before = top;
         for (r, run) in runs.iter().enumerate() {
@@ -616,11 +616,14 @@ impl<S: Sink> Unroller<'_, S> {
         };
         let t = self.term(x, at)?;
         let no = !self.top();
-        let named: HashSet<Lit> = lits.iter().copied().collect();
+        // Sorted, not hashed: a run names every value of a transition
+        // table's variable (a cell per arm).
+        let mut named = lits.to_vec();
+        named.sort_unstable();
         Ok(self
             .vals(&t)?
             .iter()
-            .all(|(_, l)| *l == no || named.contains(l)))
+            .all(|(_, l)| *l == no || named.binary_search(l).is_ok()))
     }
 
     /// The literal "the value of `x` is allowed by `rhs`" (an assignment's
@@ -1095,11 +1098,10 @@ fn is_constant_rhs(e: &Expr) -> bool {
 /// one arm, or consecutive arms whose guards are equalities of one
 /// variable (current or next) with pairwise distinct constants, so that
 /// at most one guard of the run holds.
-fn exclusive_runs(arms: &[(Expr, Expr)]) -> Vec<std::ops::Range<usize>> {
+fn exclusive_runs(sys: &System, arms: &[(Expr, Expr)]) -> Vec<std::ops::Range<usize>> {
     let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
     let mut subject: Option<&Expr> = None;
-    // FxHash: a case is split at every frame it is encoded at.
-    let mut seen: rustc_hash::FxHashSet<&Value> = Default::default();
+    let mut seen = RunConsts::default();
     for (i, (g, _)) in arms.iter().enumerate() {
         let eq = match g {
             Expr::Eq(a, b) => match (a.as_ref(), b.as_ref()) {
@@ -1110,17 +1112,57 @@ fn exclusive_runs(arms: &[(Expr, Expr)]) -> Vec<std::ops::Range<usize>> {
             _ => None,
         };
         match (eq, runs.last_mut()) {
-            (Some((x, c)), Some(run)) if subject == Some(x) && !seen.contains(c) => {
-                seen.insert(c);
+            (Some((x, c)), Some(run)) if subject == Some(x) && seen.insert(sys, x, c) => {
                 run.end = i + 1;
             }
             _ => {
                 subject = eq.map(|(x, _)| x);
                 seen.clear();
-                seen.extend(eq.map(|(_, c)| c));
+                if let Some((x, c)) = eq {
+                    seen.insert(sys, x, c);
+                }
                 runs.push(i..i + 1);
             }
         }
     }
     runs
+}
+
+/// The constants of a run of `x = c` guards: by value index in the
+/// domain of `x`, and the (rare) ones outside it by value. (A hash set
+/// of the values cost ~300 instructions a guard, and a case is split at
+/// every frame it is encoded at.)
+#[derive(Default)]
+struct RunConsts<'e> {
+    by_index: Vec<bool>,
+    outside: Vec<&'e Value>,
+}
+
+impl<'e> RunConsts<'e> {
+    fn clear(&mut self) {
+        self.by_index.clear();
+        self.outside.clear();
+    }
+
+    /// Adds the constant `c` that `x` (a variable or `next(...)`) is
+    /// compared with: whether it was new.
+    fn insert(&mut self, sys: &System, x: &Expr, c: &'e Value) -> bool {
+        let dom = match x {
+            Expr::Var(v) | Expr::Next(v) => sys.vars.get(v.index()).map(|var| &var.domain),
+            _ => None,
+        };
+        match dom.and_then(|d| index_of(d, c)) {
+            Some(j) => {
+                if j >= self.by_index.len() {
+                    self.by_index.resize(j + 1, false);
+                }
+                !std::mem::replace(&mut self.by_index[j], true)
+            }
+            None if self.outside.contains(&c) => false,
+            None => {
+                self.outside.push(c);
+                true
+            }
+        }
+    }
 }

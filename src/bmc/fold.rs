@@ -23,11 +23,27 @@ use crate::ir::{Domain, Expr, Value, VarId};
 
 /// A folded value, borrowed from the system or the expression (folding
 /// allocates nothing; symbols are compared as strings, as [`Value`]s are).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Two machine words (a symbol by a thin `&String`), so a fold's result
+/// is returned in registers.
+#[derive(Clone, Copy, Debug)]
 enum Folded<'a> {
     Bool(bool),
     Int(i64),
-    Sym(&'a str),
+    Sym(&'a String),
+}
+
+impl PartialEq for Folded<'_> {
+    /// As derived, but inlined (a call per comparison was a tenth of a
+    /// fold).
+    #[inline(always)]
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Folded::Bool(a), Folded::Bool(b)) => a == b,
+            (Folded::Int(a), Folded::Int(b)) => a == b,
+            (Folded::Sym(a), Folded::Sym(b)) => a == b,
+            _ => false,
+        }
+    }
 }
 
 impl<'a> Folded<'a> {
@@ -56,6 +72,7 @@ impl<S: Sink> Unroller<'_, S> {
 
     /// The truth value of `e` if the constant copies decide it (`None`
     /// also when `e` folds to a non-boolean).
+    #[inline(always)]
     pub fn fold_bool(&self, e: &Expr, at: At) -> Option<bool> {
         match self.fold_leaf(e, at)? {
             Folded::Bool(b) => Some(b),
@@ -63,6 +80,7 @@ impl<S: Sink> Unroller<'_, S> {
         }
     }
 
+    #[inline(always)]
     fn fold_int(&self, e: &Expr, at: At) -> Option<i64> {
         match self.fold_leaf(e, at)? {
             Folded::Int(i) => Some(i),
@@ -70,25 +88,43 @@ impl<S: Sink> Unroller<'_, S> {
         }
     }
 
-    /// [`Self::fold_in`] with the leaves (half the nodes) folded in the
-    /// caller's frame, not by a call that dispatches on the node again.
+    /// [`Self::fold_in`] with the leaves (half the nodes), and `x = c`
+    /// between two of them, folded in the caller's frame, not by a call
+    /// that dispatches on the node again.
     #[inline(always)]
     fn fold_leaf<'a>(&'a self, e: &'a Expr, at: At) -> Option<Folded<'a>> {
         match e {
-            Expr::Const(v) => Some(Folded::of(v)),
-            Expr::Var(v) => self.const_copy(*v, at.cur),
-            Expr::Next(v) => self.const_copy(*v, at.next?),
+            Expr::Const(_) | Expr::Var(_) | Expr::Next(_) => self.fold_atom(e, at),
+            Expr::Eq(p, q) if is_atom(p) && is_atom(q) => {
+                same_kind(self.fold_atom(p, at)?, self.fold_atom(q, at)?)
+            }
+            // `!(a & b)`: one call, for the conjunction.
+            Expr::Not(a) => match self.fold_in(a, at)? {
+                Folded::Bool(b) => Some(Folded::Bool(!b)),
+                _ => None,
+            },
             _ => self.fold_in(e, at),
         }
     }
 
-    /// The value of `e` if the constant copies decide it.
-    fn fold_in<'a>(&'a self, e: &'a Expr, at: At) -> Option<Folded<'a>> {
-        let b = |x: bool| Some(Folded::Bool(x));
+    /// The value of a constant or a copy ([`is_atom`]; `None` for any
+    /// other expression).
+    #[inline(always)]
+    fn fold_atom<'a>(&'a self, e: &'a Expr, at: At) -> Option<Folded<'a>> {
         match e {
             Expr::Const(v) => Some(Folded::of(v)),
             Expr::Var(v) => self.const_copy(*v, at.cur),
             Expr::Next(v) => self.const_copy(*v, at.next?),
+            _ => None,
+        }
+    }
+
+    /// The value of `e` if the constant copies decide it: the boolean
+    /// operators here, the rest in [`Self::fold_other`] (a small frame
+    /// for the nodes that are folded most).
+    fn fold_in<'a>(&'a self, e: &'a Expr, at: At) -> Option<Folded<'a>> {
+        let b = |x: bool| Some(Folded::Bool(x));
+        match e {
             Expr::Define(d) => self.fold_in(&self.sys.defines.get(d.0 as usize)?.expr, at),
             Expr::Not(a) => b(!self.fold_bool(a, at)?),
             Expr::And(xs) => self.fold_junction(xs, at, false).map(Folded::Bool),
@@ -99,13 +135,18 @@ impl<S: Sink> Unroller<'_, S> {
                 _ => None,
             },
             Expr::Iff(p, q) => b(self.fold_bool(p, at)? == self.fold_bool(q, at)?),
-            Expr::Eq(p, q) => {
-                let x = self.fold_leaf(p, at)?;
-                let y = self.fold_leaf(q, at)?;
-                // Comparing a boolean with an integer is an error to report.
-                (std::mem::discriminant(&x) == std::mem::discriminant(&y))
-                    .then_some(Folded::Bool(x == y))
-            }
+            Expr::Eq(p, q) => same_kind(self.fold_leaf(p, at)?, self.fold_leaf(q, at)?),
+            _ => self.fold_other(e, at),
+        }
+    }
+
+    /// [`Self::fold_in`] of the atoms, comparisons, arithmetic and
+    /// choices.
+    #[inline(never)]
+    fn fold_other<'a>(&'a self, e: &'a Expr, at: At) -> Option<Folded<'a>> {
+        let b = |x: bool| Some(Folded::Bool(x));
+        match e {
+            Expr::Const(_) | Expr::Var(_) | Expr::Next(_) => self.fold_atom(e, at),
             Expr::Lt(p, q) => b(self.fold_int(p, at)? < self.fold_int(q, at)?),
             Expr::Le(p, q) => b(self.fold_int(p, at)? <= self.fold_int(q, at)?),
             Expr::Add(xs) => {
@@ -132,14 +173,7 @@ impl<S: Sink> Unroller<'_, S> {
                     self.fold_in(q, at)
                 }
             }
-            Expr::Case(arms) => {
-                for (g, v) in arms {
-                    if self.fold_bool(g, at)? {
-                        return self.fold_in(v, at);
-                    }
-                }
-                None
-            }
+            Expr::Case(arms) => self.fold_in(self.case_arm(arms, at)?, at),
             Expr::In(x, items) => {
                 let v = self.fold_in(x, at)?;
                 for i in items {
@@ -149,12 +183,48 @@ impl<S: Sink> Unroller<'_, S> {
                 }
                 b(false)
             }
-            Expr::Set(_) => None,
+            // Handled by `fold_in`; a set is no single value.
+            _ => None,
         }
+    }
+
+    /// The value expression of the arm a `case` takes, if the constant
+    /// copies decide it: the first true guard, all guards before it
+    /// false. A guard `x = c` is compared with `x`'s constant directly,
+    /// and a run of them on one `x` (a transition table: one arm per
+    /// cell) reads that copy once.
+    fn case_arm<'a>(&'a self, arms: &'a [(Expr, Expr)], at: At) -> Option<&'a Expr> {
+        let mut last: Option<(&Expr, Folded<'a>)> = None;
+        for (g, v) in arms {
+            let hit = match var_const_guard(g) {
+                Some((x, c)) => {
+                    let xv = match last {
+                        Some((y, f)) if y == x => f,
+                        _ => {
+                            let f = self.fold_leaf(x, at)?;
+                            last = Some((x, f));
+                            f
+                        }
+                    };
+                    let c = Folded::of(c);
+                    // A boolean compared with an integer: an error to report.
+                    if std::mem::discriminant(&xv) != std::mem::discriminant(&c) {
+                        return None;
+                    }
+                    xv == c
+                }
+                None => self.fold_bool(g, at)?,
+            };
+            if hit {
+                return Some(v);
+            }
+        }
+        None
     }
 
     /// `And` (`or == false`) or `Or` (`or == true`): decided by one
     /// operand equal to `or`, or by all operands.
+    #[inline(always)]
     fn fold_junction(&self, xs: &[Expr], at: At, or: bool) -> Option<bool> {
         let mut all = true;
         for x in xs {
@@ -174,6 +244,12 @@ impl<S: Sink> Unroller<'_, S> {
         self.allows(e, at, Folded::of(v))
     }
 
+    /// [`Self::fold_allows`] of the value of `var` at `step`, when its
+    /// copy is a constant (no term or value built for it).
+    pub fn fold_allows_copy(&self, e: &Expr, at: At, var: VarId, step: usize) -> Option<bool> {
+        self.allows(e, at, self.const_copy(var, step)?)
+    }
+
     fn allows(&self, e: &Expr, at: At, v: Folded<'_>) -> Option<bool> {
         match e {
             Expr::Set(xs) => {
@@ -183,14 +259,7 @@ impl<S: Sink> Unroller<'_, S> {
                 }
                 Some(found)
             }
-            Expr::Case(arms) => {
-                for (g, val) in arms {
-                    if self.fold_bool(g, at)? {
-                        return self.allows(val, at, v);
-                    }
-                }
-                None
-            }
+            Expr::Case(arms) => self.allows(self.case_arm(arms, at)?, at, v),
             Expr::Ite(c, p, q) => {
                 if self.fold_bool(c, at)? {
                     self.allows(p, at, v)
@@ -201,4 +270,30 @@ impl<S: Sink> Unroller<'_, S> {
             _ => Some(self.fold_leaf(e, at)? == v),
         }
     }
+}
+
+/// `x = c` (either way round) for a variable or `next(...)` `x` and a
+/// constant `c`: the usual case guard.
+fn var_const_guard(g: &Expr) -> Option<(&Expr, &Value)> {
+    let Expr::Eq(a, b) = g else {
+        return None;
+    };
+    match (&**a, &**b) {
+        (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c))
+        | (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => Some((x, c)),
+        _ => None,
+    }
+}
+
+/// A constant or a variable copy: folded without recursion.
+#[inline(always)]
+fn is_atom(e: &Expr) -> bool {
+    matches!(e, Expr::Const(_) | Expr::Var(_) | Expr::Next(_))
+}
+
+/// `x = y` folded; `None` when they are of different kinds (comparing a
+/// boolean with an integer is an error for the encoder to report).
+#[inline(always)]
+fn same_kind<'a>(x: Folded<'a>, y: Folded<'a>) -> Option<Folded<'a>> {
+    (std::mem::discriminant(&x) == std::mem::discriminant(&y)).then_some(Folded::Bool(x == y))
 }

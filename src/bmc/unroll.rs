@@ -55,6 +55,9 @@ pub(crate) struct Unroller<'s, S: Sink> {
     encodings: Vec<Encoding>,
     /// Per INVAR: whether it reads frozen variables only.
     invar_once: Vec<bool>,
+    /// The INVARs that are not (asserted at every step; the grid models
+    /// with frozen variables have thousands of the others).
+    invar_each: Vec<usize>,
     /// Per variable: the INVAR and expression that define it, if any (see
     /// [`analyse::aliases`]); its copy is then the expression's literal.
     aliases: Vec<Option<(usize, crate::ir::Expr)>>,
@@ -118,6 +121,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             })
             .collect();
         let invar_once = sys.frozen_only_invariants();
+        let invar_each = (0..invar_once.len()).filter(|&i| !invar_once[i]).collect();
         let aliases = analyse::aliases(sys);
         let mut value_aliases = value_alias::value_aliases(sys, &aliases);
         for (defs, enc) in value_aliases.iter_mut().zip(&encodings) {
@@ -130,6 +134,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             sink,
             encodings,
             invar_once,
+            invar_each,
             aliases,
             value_aliases,
             forced: Vec::new(),
@@ -166,6 +171,12 @@ impl<'s, S: Sink> Unroller<'s, S> {
 
     pub fn n_clauses(&self) -> usize {
         self.n_clauses
+    }
+
+    /// [`System::frozen_only_invariants`], computed once (the checks of
+    /// the traces found reuse it).
+    pub fn invar_once(&self) -> &[bool] {
+        &self.invar_once
     }
 
     /// Keeps the DIMACS labels of the literals and the forced values
@@ -403,12 +414,18 @@ impl<'s, S: Sink> Unroller<'s, S> {
             };
             self.copies[step][i] = Some(copy);
         }
-        for (i, c) in sys.invar.iter().enumerate() {
-            if (self.invar_once[i] && step > 0) || defining[i] {
-                continue;
+        if step == 0 {
+            for i in 0..sys.invar.len() {
+                self.assert_invar(i, here, &defining)?;
             }
-            self.assert(&c.expr, here)
-                .map_err(|why| encode_err(step, &format!("INVAR `{}`", c.label), why))?;
+        } else {
+            // Taken out for the loan, put back below (also on error).
+            let each = std::mem::take(&mut self.invar_each);
+            let done = each
+                .iter()
+                .try_for_each(|&i| self.assert_invar(i, here, &defining));
+            self.invar_each = each;
+            done?;
         }
         if step == 0 {
             for a in &sys.init_assign {
@@ -427,6 +444,16 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 next: Some(step),
             };
             for a in &sys.next_assign {
+                // Most targets are constants once pruned: folded straight
+                // from the copy, as `assert_member` would fold them.
+                match self.fold_allows_copy(&a.value, at, a.var, step) {
+                    Some(true) => continue,
+                    Some(false) => {
+                        self.clause(&[])?;
+                        continue;
+                    }
+                    None => {}
+                }
                 let x = self.var_term(a.var, step);
                 self.assert_member(&[], &x, &a.value, at).map_err(|why| {
                     encode_err(step - 1, &format!("next({})", sys.var(a.var).name), why)
@@ -438,6 +465,17 @@ impl<'s, S: Sink> Unroller<'s, S> {
             }
         }
         Ok(())
+    }
+
+    /// Asserts INVAR `i` at `here.cur`, unless it defines a variable
+    /// there (`defining`).
+    fn assert_invar(&mut self, i: usize, here: At, defining: &[bool]) -> Result<(), BmcError> {
+        if defining[i] {
+            return Ok(());
+        }
+        let c = &self.sys.invar[i];
+        self.assert(&c.expr, here)
+            .map_err(|why| encode_err(here.cur, &format!("INVAR `{}`", c.label), why))
     }
 
     /// The copy of `id` at `step`: a constant when its value is forced or
@@ -694,7 +732,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
     }
 
     /// The copy of `var` used at `step`.
-    #[inline]
+    #[inline(always)]
     pub fn copy(&self, var: VarId, step: usize) -> &Copy {
         let step = if self.sys.var(var).frozen { 0 } else { step };
         self.copies[step][var.index()]
