@@ -32,7 +32,11 @@
 //! `case` is a table look-up on `x`. Expressions are compiled
 //! once ([`super::program`]): value sets are bitsets in one arena (no
 //! allocation per evaluation), `x = c` knows `c`'s value index, and a
-//! DEFINE's truth value is remembered until the next removal.
+//! DEFINE's truth value is remembered until the next removal. The tables
+//! grow with what is checked, not with what is declared: a frozen
+//! variable's values are stored once (not once per step), and only the
+//! uses and atoms a non-frozen variable is checked against get a slot per
+//! step.
 //!
 //! The order of the work: a forward sweep of images, each step narrowed by
 //! its invariants, then at most eight passes over the steps, alternately
@@ -132,13 +136,14 @@ struct Acc {
 #[derive(Clone, Debug)]
 pub(crate) struct Domains {
     /// The allowed value indices, flat: index `i` of `var` at `step` is
-    /// `bits[step * frame + base[var] + i]`; frozen variables only at
-    /// step 0.
+    /// `bits[base[var] + step * stride[var] + i]`. The frozen variables
+    /// come first, once (stride 0), then one frame of the others per
+    /// step (stride: the frame's size).
     bits: Vec<bool>,
     /// By the same index: the tick of the value's removal (0: allowed).
     gone: Vec<u64>,
     base: Vec<usize>,
-    frame: usize,
+    stride: Vec<usize>,
     steps: usize,
     /// `counts[step * vars + var]`: number of allowed values.
     counts: Vec<usize>,
@@ -414,7 +419,6 @@ fn sorted_reads<'e>(
 
 struct Model<'s> {
     sys: &'s System,
-    invar: Vec<Atom<'s>>,
     invar_frozen: Vec<bool>,
     init: Vec<Atom<'s>>,
     trans: Vec<Atom<'s>>,
@@ -428,6 +432,11 @@ struct Model<'s> {
     goal_reads: Reads,
     /// Number of uses (slots) over all variables.
     slots: usize,
+    /// The invariant atoms some non-frozen variable is checked against
+    /// (the others only in [`Domains::frozen_support`]), numbered from 0
+    /// in `invar_dense` (`u32::MAX`: not checked), and their number.
+    invar_dense: Vec<u32>,
+    invar_checked: usize,
     k: usize,
     /// The atoms, assignments and goal compiled, by the same index.
     prog: Program,
@@ -589,8 +598,19 @@ impl<'s> Model<'s> {
         for (v, cls) in goal_reads.cur.iter().zip(&goal_reads.cur_class) {
             uses[v.index()].goal = Some((0, cls.clone(), 0));
         }
+        // Frozen variables are never checked on their own (only in
+        // [`Domains::frozen_support`]): their uses need no slot.
+        let mut invar_dense = vec![u32::MAX; invar.len()];
+        let mut invar_checked = 0;
+        for (dense, r) in invar_dense.iter_mut().zip(&invar_reads) {
+            if r.cur.iter().any(|&v| !sys.var(v).frozen) {
+                *dense = invar_checked as u32;
+                invar_checked += 1;
+            }
+        }
         let mut slots = 0;
-        for u in &mut uses {
+        for u in uses.iter_mut().zip(&sys.vars).filter(|(_, v)| !v.frozen) {
+            let u = u.0;
             let lists = [
                 &mut u.invar,
                 &mut u.init,
@@ -674,7 +694,6 @@ impl<'s> Model<'s> {
             next_assign_n,
             goal_n,
             sys,
-            invar,
             invar_frozen,
             init,
             trans,
@@ -686,6 +705,8 @@ impl<'s> Model<'s> {
             next_assign_reads,
             goal_reads,
             slots,
+            invar_dense,
+            invar_checked,
             k,
         }
     }
@@ -696,15 +717,15 @@ impl Model<'_> {
     /// transitions per step (a transition by its current step), then the
     /// initial constraints.
     fn invar_key(&self, c: usize, t: usize) -> usize {
-        t * self.invar.len() + c
+        t * self.invar_checked + self.invar_dense[c] as usize
     }
 
     fn trans_key(&self, c: usize, t: usize) -> usize {
-        (self.k + 1) * self.invar.len() + t * self.trans.len() + c
+        (self.k + 1) * self.invar_checked + t * self.trans.len() + c
     }
 
     fn init_key(&self, c: usize) -> usize {
-        (self.k + 1) * (self.invar.len() + self.trans.len()) + c
+        (self.k + 1) * (self.invar_checked + self.trans.len()) + c
     }
 
     fn keys(&self) -> usize {
@@ -715,18 +736,35 @@ impl Domains {
     /// Every value allowed everywhere.
     fn full(sys: &System, k: usize) -> Domains {
         let sizes: Vec<usize> = sys.vars.iter().map(|v| v.domain.size()).collect();
-        let mut base = Vec::with_capacity(sizes.len());
-        let mut frame = 0;
-        for n in &sizes {
-            base.push(frame);
-            frame += n;
+        let mut base = vec![0; sizes.len()];
+        // Frozen variables first, once; then the frame of the others.
+        let mut len = 0;
+        for (i, v) in sys.vars.iter().enumerate() {
+            if v.frozen {
+                base[i] = len;
+                len += sizes[i];
+            }
         }
+        let frozen_len = len;
+        for (i, v) in sys.vars.iter().enumerate() {
+            if !v.frozen {
+                base[i] = len;
+                len += sizes[i];
+            }
+        }
+        let frame = len - frozen_len;
+        let stride = sys
+            .vars
+            .iter()
+            .map(|v| if v.frozen { 0 } else { frame })
+            .collect();
+        let len = frozen_len + frame * (k + 1);
         let single: Vec<Option<usize>> = sizes.iter().map(|&n| (n == 1).then_some(0)).collect();
         Domains {
-            bits: vec![true; frame * (k + 1)],
-            gone: vec![0; frame * (k + 1)],
+            bits: vec![true; len],
+            gone: vec![0; len],
             base,
-            frame,
+            stride,
             steps: k + 1,
             counts: sizes.repeat(k + 1),
             single: single.repeat(k + 1),
@@ -765,7 +803,7 @@ impl Domains {
     /// starts in `bits`.
     #[inline]
     fn at(&self, var: VarId, step: usize) -> usize {
-        step * self.frame + self.base[var.index()]
+        self.base[var.index()] + step * self.stride[var.index()]
     }
 
     /// Index of a copy in `counts` and `single`.
