@@ -54,6 +54,11 @@ use crate::ir::{Expr, System, Value, VarId};
 /// milliseconds in a release build).
 pub(crate) const BUDGET: u64 = 60_000_000;
 
+/// A removal's number (from 1; 0: never): the analysis removes each
+/// value at most once, so the count of values bounds it
+/// ([`Domains::compute`] does not start when they would not fit).
+type Tick = u32;
+
 /// A conjunct of a constraint ("atom"): `p1 | (p2 | (… | leaf))` for
 /// the disjuncts `prefix` that [`atoms`] distributed over a conjunction,
 /// by reference (nothing is copied).
@@ -141,7 +146,7 @@ pub(crate) struct Domains {
     /// step (stride: the frame's size).
     bits: Vec<bool>,
     /// By the same index: the tick of the value's removal (0: allowed).
-    gone: Vec<u64>,
+    gone: Vec<Tick>,
     base: Vec<usize>,
     stride: Vec<usize>,
     steps: usize,
@@ -158,22 +163,22 @@ pub(crate) struct Domains {
     /// Counts removals (from 1): `changed[step * vars + var]` is the tick
     /// of the copy's last removal, `checked[step * slots + slot]` the tick at
     /// which a use of a variable was last checked (0: never).
-    tick: u64,
-    changed: Vec<u64>,
-    checked: Vec<u64>,
+    tick: Tick,
+    changed: Vec<Tick>,
+    checked: Vec<Tick>,
     slots: usize,
     /// Per constraint atom and step ([`Model::invar_key`] and friends):
     /// it holds whatever the values (see [`Domains::entails`]).
     entailed: Vec<bool>,
     /// Per key: the tick at which the atom was last found not entailed.
-    entail_seen: Vec<u64>,
+    entail_seen: Vec<Tick>,
     /// Per assignment and step: the tick of the last image (0: never);
     /// initial assignments first, then next assignments by target step.
-    imaged: Vec<u64>,
+    imaged: Vec<Tick>,
     /// Per step: the tick at which its images were last looked at (0:
     /// never); `wake` (per assignment, a buffer) marks those with an
     /// input changed since.
-    image_ran: Vec<u64>,
+    image_ran: Vec<Tick>,
     wake: Vec<bool>,
     /// The value sets of the abstract values being computed, each
     /// [`Program::words`] words, stacked in evaluation order (an
@@ -194,7 +199,7 @@ pub(crate) struct Domains {
 /// the fixed variable. `work` is what computing it counted.
 #[derive(Clone, Copy, Debug, Default)]
 struct Memo {
-    tick: u64,
+    tick: Tick,
     cur: usize,
     next: Option<usize>,
     fix: Option<(VarId, usize, usize)>,
@@ -851,8 +856,13 @@ impl Domains {
 
     /// Computes the domains of `sys` unrolled to bound `k`.
     pub fn compute(sys: &System, k: usize) -> Domains {
+        let d = Domains::full(sys, k);
+        if d.bits.len() >= Tick::MAX as usize {
+            // More removals than ticks could count: no pruning (sound).
+            return d;
+        }
         let m = Model::new(sys, k);
-        let mut d = Domains::full(sys, k);
+        let mut d = d;
         d.words = m.prog.words;
         d.memo = vec![[Memo::default(); 2]; m.prog.define_reads.len()];
         d.slots = m.slots;
@@ -928,30 +938,36 @@ impl Domains {
     /// Values of frozen variables that break an invariant over that
     /// variable alone.
     fn frozen_support(&mut self, m: &Model) {
+        let here = Ctx {
+            cur: 0,
+            next: None,
+            fix: None,
+        };
+        let mut alive = std::mem::take(&mut self.alive);
         for (i, var) in m.sys.vars.iter().enumerate() {
             if !var.frozen {
                 continue;
             }
             let x = VarId(i as u32);
-            for j in 0..var.domain.size() {
-                if !self.allowed(x, 0)[j] {
-                    continue;
+            alive.clear();
+            alive.extend_from_slice(self.allowed(x, 0));
+            // By class, as in [`Domains::prune_var`]: an invariant that
+            // only compares `x` with constants is tried once on the
+            // values it does not name.
+            for (c, cls, _) in &m.uses[i].invar {
+                if m.invar_frozen[*c] {
+                    self.filter(x, 0, &mut alive, cls, &here, |d, ctx| {
+                        d.may(&m.prog, m.invar_n[*c], ctx)
+                    });
                 }
-                let ctx = Ctx {
-                    cur: 0,
-                    next: None,
-                    fix: Some((x, 0, j)),
-                };
-                let ok = m.uses[i]
-                    .invar
-                    .iter()
-                    .filter(|(c, ..)| m.invar_frozen[*c])
-                    .all(|(c, ..)| self.may(&m.prog, m.invar_n[*c], &ctx));
-                if !ok {
+            }
+            for (j, &a) in alive.iter().enumerate() {
+                if !a && self.allowed(x, 0)[j] {
                     self.remove(x, 0, j);
                 }
             }
         }
+        self.alive = alive;
     }
 
     /// Intersects each non-frozen variable at `t` with the image of its
@@ -1025,10 +1041,13 @@ impl Domains {
             };
             let img = self.eval(&m.prog, node, &ctx);
             let mut narrowed = false;
-            for j in 0..self.sizes[a.var.index()] {
-                if self.allowed(a.var, t)[j] && !self.admits(&m.prog, img, a.var, j) {
-                    self.remove(a.var, t, j);
-                    narrowed = true;
+            if !matches!(img, Abs::Top) {
+                let at = self.at(a.var, t);
+                for j in 0..self.sizes[a.var.index()] {
+                    if self.bits[at + j] && !self.admits(&m.prog, img, a.var, j) {
+                        self.remove(a.var, t, j);
+                        narrowed = true;
+                    }
                 }
             }
             self.free(img);
@@ -1045,7 +1064,7 @@ impl Domains {
 
     /// Sets `wake` for the readers in `w` of the copies at `step` that
     /// lost a value after tick `since`.
-    fn wake_readers(&self, w: &Watch, step: usize, since: u64, wake: &mut [bool]) {
+    fn wake_readers(&self, w: &Watch, step: usize, since: Tick, wake: &mut [bool]) {
         for &x in &w.vars {
             if self.changed[self.copy_index(x, self.step_of(x, step))] > since {
                 w.readers[x.index()].iter().for_each(|&i| wake[i] = true);
@@ -1263,7 +1282,7 @@ impl Domains {
     /// by comparison with the constants of its class changes for it only
     /// when one of those constants goes or the last value outside them
     /// does (the evaluator sees nothing else of it).
-    fn unchanged_since(&self, deps: &[Dep], last: u64, except: Option<(VarId, usize)>) -> bool {
+    fn unchanged_since(&self, deps: &[Dep], last: Tick, except: Option<(VarId, usize)>) -> bool {
         deps.iter().all(|&(vars, classes, step)| {
             vars.iter().zip(classes).all(|(&v, class)| {
                 let s = self.step_of(v, step);
