@@ -34,9 +34,10 @@
 //! allocation per evaluation), `x = c` knows `c`'s value index, and a
 //! DEFINE's truth value is remembered until the next removal. The tables
 //! grow with what is checked, not with what is declared: a frozen
-//! variable's values are stored once (not once per step), and only the
-//! uses and atoms a non-frozen variable is checked against get a slot per
-//! step.
+//! variable's values are stored once (not once per step), only the uses
+//! and atoms a non-frozen variable is checked against get a slot per
+//! step, and an invariant atom no variable is ever checked against (over
+//! frozen variables only, and not unary) is not even compiled.
 //!
 //! The order of the work: a forward sweep of images, each step narrowed by
 //! its invariants, then at most eight passes over the steps, alternately
@@ -422,6 +423,40 @@ fn sorted_reads<'e>(
     out
 }
 
+/// Whether invariant atom `a` reads (in the current state, through
+/// DEFINEs) only frozen variables, and not exactly one of them: no
+/// variable is ever checked against it (a non-frozen one does not read
+/// it, and a frozen one only meets its unary invariants).
+fn never_checked(sys: &System, a: &Atom) -> bool {
+    let mut one: Option<VarId> = None;
+    let mut many = false;
+    let mut live = false;
+    let mut stack: Vec<&Expr> = a.parts().collect();
+    let mut defines: Vec<u32> = Vec::new();
+    while let Some(e) = stack.pop() {
+        e.visit(&mut |x| match x {
+            Expr::Var(v) => {
+                live |= !sys.vars.get(v.index()).is_some_and(|var| var.frozen);
+                match one {
+                    None => one = Some(*v),
+                    Some(w) => many |= w != *v,
+                }
+            }
+            Expr::Define(d) if !defines.contains(&d.0) => {
+                defines.push(d.0);
+                if let Some(def) = sys.defines.get(d.0 as usize) {
+                    stack.push(&def.expr);
+                }
+            }
+            _ => {}
+        });
+        if live {
+            return false;
+        }
+    }
+    many || one.is_none()
+}
+
 struct Model<'s> {
     sys: &'s System,
     invar_frozen: Vec<bool>,
@@ -539,12 +574,20 @@ impl<'s> Model<'s> {
         let init = split(&sys.init);
         let trans = split(&sys.trans);
         let mut seen = Seen::new(sys);
+        // An invariant atom over frozen variables only, and not over
+        // exactly one, is never checked: its reads are not needed either.
+        let invar_reads = invar
+            .iter()
+            .map(|a| match never_checked(sys, a) {
+                true => Reads::default(),
+                false => sorted_reads(sys, &mut seen, a.parts()),
+            })
+            .collect::<Vec<_>>();
         let mut all = |es: &[Atom]| {
             es.iter()
                 .map(|e| sorted_reads(sys, &mut seen, e.parts()))
                 .collect::<Vec<_>>()
         };
-        let invar_reads = all(&invar);
         let init_reads = all(&init);
         let trans_reads = all(&trans);
         let mut assigns = |xs: &[crate::ir::Assign]| {
@@ -558,11 +601,29 @@ impl<'s> Model<'s> {
         let mut uses = vec![Uses::default(); sys.vars.len()];
         // Frozen variables are checked against their unary invariants
         // only (windows, pinned values): cheap, and what matters.
-        let invar_frozen = invar_reads
+        let invar_frozen: Vec<bool> = invar_reads
             .iter()
             .map(|r| r.cur.len() == 1 && sys.var(r.cur[0]).frozen)
             .collect();
+        let mut invar_dense = vec![u32::MAX; invar.len()];
+        let mut invar_checked = 0;
+        for (dense, r) in invar_dense.iter_mut().zip(&invar_reads) {
+            if r.cur.iter().any(|&v| !sys.var(v).frozen) {
+                *dense = invar_checked as u32;
+                invar_checked += 1;
+            }
+        }
+        // An atom over frozen variables only that is not unary is never
+        // looked at: it gets no uses, no compiled node, no disjuncts.
+        let invar_live: Vec<bool> = invar_dense
+            .iter()
+            .zip(&invar_frozen)
+            .map(|(&dense, &frozen)| dense != u32::MAX || frozen)
+            .collect();
         for (i, r) in invar_reads.iter().enumerate() {
+            if !invar_live[i] {
+                continue;
+            }
             for (v, cls) in r.cur.iter().zip(&r.cur_class) {
                 uses[v.index()].invar.push((i, cls.clone(), 0));
             }
@@ -605,14 +666,6 @@ impl<'s> Model<'s> {
         }
         // Frozen variables are never checked on their own (only in
         // [`Domains::frozen_support`]): their uses need no slot.
-        let mut invar_dense = vec![u32::MAX; invar.len()];
-        let mut invar_checked = 0;
-        for (dense, r) in invar_dense.iter_mut().zip(&invar_reads) {
-            if r.cur.iter().any(|&v| !sys.var(v).frozen) {
-                *dense = invar_checked as u32;
-                invar_checked += 1;
-            }
-        }
         let mut slots = 0;
         for u in uses.iter_mut().zip(&sys.vars).filter(|(_, v)| !v.frozen) {
             let u = u.0;
@@ -641,10 +694,15 @@ impl<'s> Model<'s> {
         let exprs = constraints.map(|c| &c.expr);
         let exprs = exprs.chain(assigns.map(|a| &a.value)).chain([&sys.goal]);
         let mut prog = Program::new(sys, exprs);
-        let mut compile_atoms = |atoms: &[Atom]| {
+        let never = prog.compile(sys, &Expr::t());
+        let mut compile_atoms = |atoms: &[Atom], live: &[bool]| {
             atoms
                 .iter()
-                .map(|a| {
+                .enumerate()
+                .map(|(i, a)| {
+                    if !live.get(i).copied().unwrap_or(true) {
+                        return never;
+                    }
                     let leaf = prog.compile(sys, a.leaf);
                     a.prefix.iter().rev().fold(leaf, |node, p| {
                         let p = prog.compile(sys, p);
@@ -653,9 +711,9 @@ impl<'s> Model<'s> {
                 })
                 .collect::<Vec<_>>()
         };
-        let invar_n = compile_atoms(&invar);
-        let init_n = compile_atoms(&init);
-        let trans_n = compile_atoms(&trans);
+        let invar_n = compile_atoms(&invar, &invar_live);
+        let init_n = compile_atoms(&init, &[]);
+        let trans_n = compile_atoms(&trans, &[]);
         let mut compile = |es: &mut dyn Iterator<Item = &Expr>| {
             es.map(|e| prog.compile(sys, e)).collect::<Vec<_>>()
         };
@@ -676,6 +734,7 @@ impl<'s> Model<'s> {
         let watch_next = Watch::new(n, &next_r);
         let mut part_list = PartList::default();
         let mut parts = |ns: &[NodeId]| ns.iter().map(|&n| part_list.add(&mut prog, n)).collect();
+        // (`never` is one disjunct: no parts.)
         let invar_parts = parts(&invar_n);
         let init_parts = parts(&init_n);
         let trans_parts = parts(&trans_n);
