@@ -142,14 +142,14 @@ struct Acc {
 #[derive(Clone, Debug)]
 pub(crate) struct Domains {
     /// The allowed value indices, flat: index `i` of `var` at `step` is
-    /// `bits[base[var] + step * stride[var] + i]`. The frozen variables
-    /// come first, once (stride 0), then one frame of the others per
-    /// step (stride: the frame's size).
+    /// `bits[base[var] + step * frame + i]`, for a frozen variable at
+    /// step 0 only (see [`Domains::step_of`]): the frozen variables come
+    /// first, once, then one frame of the others per step.
     bits: Vec<bool>,
     /// By the same index: the tick of the value's removal (0: allowed).
     gone: Vec<Tick>,
     base: Vec<usize>,
-    stride: Vec<usize>,
+    frame: usize,
     steps: usize,
     /// `counts[step * vars + var]`: number of allowed values.
     counts: Vec<usize>,
@@ -817,18 +817,13 @@ impl Domains {
             }
         }
         let frame = len - frozen_len;
-        let stride = sys
-            .vars
-            .iter()
-            .map(|v| if v.frozen { 0 } else { frame })
-            .collect();
         let len = frozen_len + frame * (k + 1);
         let single: Vec<Option<usize>> = sizes.iter().map(|&n| (n == 1).then_some(0)).collect();
         Domains {
             bits: vec![true; len],
             gone: vec![0; len],
             base,
-            stride,
+            frame,
             steps: k + 1,
             counts: sizes.repeat(k + 1),
             single: single.repeat(k + 1),
@@ -867,7 +862,7 @@ impl Domains {
     /// starts in `bits`.
     #[inline]
     fn at(&self, var: VarId, step: usize) -> usize {
-        self.base[var.index()] + step * self.stride[var.index()]
+        self.base[var.index()] + step * self.frame
     }
 
     /// Index of a copy in `counts` and `single`.
@@ -2199,6 +2194,36 @@ mod tests {
         sys.goal = Expr::t();
         let d = Domains::compute(&sys, 0);
         assert_eq!(d.allowed(x, 0), [false, true, false]);
+    }
+
+    /// A `case` whose guards test `x = 0`, then `y = 2` for a `y` with
+    /// more values than `x`: the second guard starts a new run rather
+    /// than being looked up in `x`'s table (it was, out of bounds: random
+    /// differential test at 3000 cases).
+    #[test]
+    fn a_case_run_ends_at_a_guard_on_another_variable() {
+        let mut sys = System::default();
+        let x = sys.add_var("x", Domain::Range { lo: 0, hi: 1 }, false);
+        let y = sys.add_var("y", Domain::Range { lo: 0, hi: 2 }, false);
+        let z = sys.add_var("z", Domain::Range { lo: 0, hi: 1 }, false);
+        sys.init_assign.push(Assign {
+            var: z,
+            value: Expr::Case(vec![
+                (Expr::eq(Expr::var(x), Expr::int(0)), Expr::int(0)),
+                (Expr::eq(Expr::var(y), Expr::int(2)), Expr::int(1)),
+                (Expr::t(), Expr::int(0)),
+            ]),
+        });
+        sys.invar.push(Constraint {
+            label: "x is 1, y is 2".into(),
+            expr: Expr::And(vec![
+                Expr::eq(Expr::var(x), Expr::int(1)),
+                Expr::eq(Expr::var(y), Expr::int(2)),
+            ]),
+        });
+        sys.goal = Expr::t();
+        let d = Domains::compute(&sys, 0);
+        assert_eq!(d.allowed(z, 0), [false, true]);
     }
 
     /// `f in {1, 1}` over `f : 0..1` may be false: a repeated member is one
