@@ -32,7 +32,12 @@
 //! `case` is a table look-up on `x`. Expressions are compiled
 //! once ([`super::program`]): value sets are bitsets in one arena (no
 //! allocation per evaluation), `x = c` knows `c`'s value index, and a
-//! DEFINE's truth value is remembered until the next removal.
+//! DEFINE's truth value is remembered until the next removal. The tables
+//! grow with what is checked, not with what is declared: a frozen
+//! variable's values are stored once (not once per step), only the uses
+//! and atoms a non-frozen variable is checked against get a slot per
+//! step, and an invariant atom no variable is ever checked against (over
+//! frozen variables only, and not unary) is not even compiled.
 //!
 //! The order of the work: a forward sweep of images, each step narrowed by
 //! its invariants, then at most eight passes over the steps, alternately
@@ -49,6 +54,11 @@ use crate::ir::{Expr, System, Value, VarId};
 /// The most expression nodes the analysis evaluates (a few hundred
 /// milliseconds in a release build).
 pub(crate) const BUDGET: u64 = 60_000_000;
+
+/// A removal's number (from 1; 0: never): the analysis removes each
+/// value at most once, so the count of values bounds it
+/// ([`Domains::compute`] does not start when they would not fit).
+type Tick = u32;
 
 /// A conjunct of a constraint ("atom"): `p1 | (p2 | (… | leaf))` for
 /// the disjuncts `prefix` that [`atoms`] distributed over a conjunction,
@@ -132,11 +142,12 @@ struct Acc {
 #[derive(Clone, Debug)]
 pub(crate) struct Domains {
     /// The allowed value indices, flat: index `i` of `var` at `step` is
-    /// `bits[step * frame + base[var] + i]`; frozen variables only at
-    /// step 0.
+    /// `bits[base[var] + step * frame + i]`, for a frozen variable at
+    /// step 0 only (see [`Domains::step_of`]): the frozen variables come
+    /// first, once, then one frame of the others per step.
     bits: Vec<bool>,
     /// By the same index: the tick of the value's removal (0: allowed).
-    gone: Vec<u64>,
+    gone: Vec<Tick>,
     base: Vec<usize>,
     frame: usize,
     steps: usize,
@@ -153,22 +164,22 @@ pub(crate) struct Domains {
     /// Counts removals (from 1): `changed[step * vars + var]` is the tick
     /// of the copy's last removal, `checked[step * slots + slot]` the tick at
     /// which a use of a variable was last checked (0: never).
-    tick: u64,
-    changed: Vec<u64>,
-    checked: Vec<u64>,
+    tick: Tick,
+    changed: Vec<Tick>,
+    checked: Vec<Tick>,
     slots: usize,
     /// Per constraint atom and step ([`Model::invar_key`] and friends):
     /// it holds whatever the values (see [`Domains::entails`]).
     entailed: Vec<bool>,
     /// Per key: the tick at which the atom was last found not entailed.
-    entail_seen: Vec<u64>,
+    entail_seen: Vec<Tick>,
     /// Per assignment and step: the tick of the last image (0: never);
     /// initial assignments first, then next assignments by target step.
-    imaged: Vec<u64>,
+    imaged: Vec<Tick>,
     /// Per step: the tick at which its images were last looked at (0:
     /// never); `wake` (per assignment, a buffer) marks those with an
     /// input changed since.
-    image_ran: Vec<u64>,
+    image_ran: Vec<Tick>,
     wake: Vec<bool>,
     /// The value sets of the abstract values being computed, each
     /// [`Program::words`] words, stacked in evaluation order (an
@@ -189,7 +200,7 @@ pub(crate) struct Domains {
 /// the fixed variable. `work` is what computing it counted.
 #[derive(Clone, Copy, Debug, Default)]
 struct Memo {
-    tick: u64,
+    tick: Tick,
     cur: usize,
     next: Option<usize>,
     fix: Option<(VarId, usize, usize)>,
@@ -412,9 +423,42 @@ fn sorted_reads<'e>(
     out
 }
 
+/// Whether invariant atom `a` reads (in the current state, through
+/// DEFINEs) only frozen variables, and not exactly one of them: no
+/// variable is ever checked against it (a non-frozen one does not read
+/// it, and a frozen one only meets its unary invariants).
+fn never_checked(sys: &System, a: &Atom) -> bool {
+    let mut one: Option<VarId> = None;
+    let mut many = false;
+    let mut live = false;
+    let mut stack: Vec<&Expr> = a.parts().collect();
+    let mut defines: Vec<u32> = Vec::new();
+    while let Some(e) = stack.pop() {
+        e.visit(&mut |x| match x {
+            Expr::Var(v) => {
+                live |= !sys.vars.get(v.index()).is_some_and(|var| var.frozen);
+                match one {
+                    None => one = Some(*v),
+                    Some(w) => many |= w != *v,
+                }
+            }
+            Expr::Define(d) if !defines.contains(&d.0) => {
+                defines.push(d.0);
+                if let Some(def) = sys.defines.get(d.0 as usize) {
+                    stack.push(&def.expr);
+                }
+            }
+            _ => {}
+        });
+        if live {
+            return false;
+        }
+    }
+    many || one.is_none()
+}
+
 struct Model<'s> {
     sys: &'s System,
-    invar: Vec<Atom<'s>>,
     invar_frozen: Vec<bool>,
     init: Vec<Atom<'s>>,
     trans: Vec<Atom<'s>>,
@@ -428,6 +472,11 @@ struct Model<'s> {
     goal_reads: Reads,
     /// Number of uses (slots) over all variables.
     slots: usize,
+    /// The invariant atoms some non-frozen variable is checked against
+    /// (the others only in [`Domains::frozen_support`]), numbered from 0
+    /// in `invar_dense` (`u32::MAX`: not checked), and their number.
+    invar_dense: Vec<u32>,
+    invar_checked: usize,
     k: usize,
     /// The atoms, assignments and goal compiled, by the same index.
     prog: Program,
@@ -525,12 +574,20 @@ impl<'s> Model<'s> {
         let init = split(&sys.init);
         let trans = split(&sys.trans);
         let mut seen = Seen::new(sys);
+        // An invariant atom over frozen variables only, and not over
+        // exactly one, is never checked: its reads are not needed either.
+        let invar_reads = invar
+            .iter()
+            .map(|a| match never_checked(sys, a) {
+                true => Reads::default(),
+                false => sorted_reads(sys, &mut seen, a.parts()),
+            })
+            .collect::<Vec<_>>();
         let mut all = |es: &[Atom]| {
             es.iter()
                 .map(|e| sorted_reads(sys, &mut seen, e.parts()))
                 .collect::<Vec<_>>()
         };
-        let invar_reads = all(&invar);
         let init_reads = all(&init);
         let trans_reads = all(&trans);
         let mut assigns = |xs: &[crate::ir::Assign]| {
@@ -544,11 +601,29 @@ impl<'s> Model<'s> {
         let mut uses = vec![Uses::default(); sys.vars.len()];
         // Frozen variables are checked against their unary invariants
         // only (windows, pinned values): cheap, and what matters.
-        let invar_frozen = invar_reads
+        let invar_frozen: Vec<bool> = invar_reads
             .iter()
             .map(|r| r.cur.len() == 1 && sys.var(r.cur[0]).frozen)
             .collect();
+        let mut invar_dense = vec![u32::MAX; invar.len()];
+        let mut invar_checked = 0;
+        for (dense, r) in invar_dense.iter_mut().zip(&invar_reads) {
+            if r.cur.iter().any(|&v| !sys.var(v).frozen) {
+                *dense = invar_checked as u32;
+                invar_checked += 1;
+            }
+        }
+        // An atom over frozen variables only that is not unary is never
+        // looked at: it gets no uses, no compiled node, no disjuncts.
+        let invar_live: Vec<bool> = invar_dense
+            .iter()
+            .zip(&invar_frozen)
+            .map(|(&dense, &frozen)| dense != u32::MAX || frozen)
+            .collect();
         for (i, r) in invar_reads.iter().enumerate() {
+            if !invar_live[i] {
+                continue;
+            }
             for (v, cls) in r.cur.iter().zip(&r.cur_class) {
                 uses[v.index()].invar.push((i, cls.clone(), 0));
             }
@@ -589,8 +664,11 @@ impl<'s> Model<'s> {
         for (v, cls) in goal_reads.cur.iter().zip(&goal_reads.cur_class) {
             uses[v.index()].goal = Some((0, cls.clone(), 0));
         }
+        // Frozen variables are never checked on their own (only in
+        // [`Domains::frozen_support`]): their uses need no slot.
         let mut slots = 0;
-        for u in &mut uses {
+        for u in uses.iter_mut().zip(&sys.vars).filter(|(_, v)| !v.frozen) {
+            let u = u.0;
             let lists = [
                 &mut u.invar,
                 &mut u.init,
@@ -616,10 +694,15 @@ impl<'s> Model<'s> {
         let exprs = constraints.map(|c| &c.expr);
         let exprs = exprs.chain(assigns.map(|a| &a.value)).chain([&sys.goal]);
         let mut prog = Program::new(sys, exprs);
-        let mut compile_atoms = |atoms: &[Atom]| {
+        let never = prog.compile(sys, &Expr::t());
+        let mut compile_atoms = |atoms: &[Atom], live: &[bool]| {
             atoms
                 .iter()
-                .map(|a| {
+                .enumerate()
+                .map(|(i, a)| {
+                    if !live.get(i).copied().unwrap_or(true) {
+                        return never;
+                    }
                     let leaf = prog.compile(sys, a.leaf);
                     a.prefix.iter().rev().fold(leaf, |node, p| {
                         let p = prog.compile(sys, p);
@@ -628,9 +711,9 @@ impl<'s> Model<'s> {
                 })
                 .collect::<Vec<_>>()
         };
-        let invar_n = compile_atoms(&invar);
-        let init_n = compile_atoms(&init);
-        let trans_n = compile_atoms(&trans);
+        let invar_n = compile_atoms(&invar, &invar_live);
+        let init_n = compile_atoms(&init, &[]);
+        let trans_n = compile_atoms(&trans, &[]);
         let mut compile = |es: &mut dyn Iterator<Item = &Expr>| {
             es.map(|e| prog.compile(sys, e)).collect::<Vec<_>>()
         };
@@ -651,6 +734,7 @@ impl<'s> Model<'s> {
         let watch_next = Watch::new(n, &next_r);
         let mut part_list = PartList::default();
         let mut parts = |ns: &[NodeId]| ns.iter().map(|&n| part_list.add(&mut prog, n)).collect();
+        // (`never` is one disjunct: no parts.)
         let invar_parts = parts(&invar_n);
         let init_parts = parts(&init_n);
         let trans_parts = parts(&trans_n);
@@ -674,7 +758,6 @@ impl<'s> Model<'s> {
             next_assign_n,
             goal_n,
             sys,
-            invar,
             invar_frozen,
             init,
             trans,
@@ -686,6 +769,8 @@ impl<'s> Model<'s> {
             next_assign_reads,
             goal_reads,
             slots,
+            invar_dense,
+            invar_checked,
             k,
         }
     }
@@ -696,15 +781,15 @@ impl Model<'_> {
     /// transitions per step (a transition by its current step), then the
     /// initial constraints.
     fn invar_key(&self, c: usize, t: usize) -> usize {
-        t * self.invar.len() + c
+        t * self.invar_checked + self.invar_dense[c] as usize
     }
 
     fn trans_key(&self, c: usize, t: usize) -> usize {
-        (self.k + 1) * self.invar.len() + t * self.trans.len() + c
+        (self.k + 1) * self.invar_checked + t * self.trans.len() + c
     }
 
     fn init_key(&self, c: usize) -> usize {
-        (self.k + 1) * (self.invar.len() + self.trans.len()) + c
+        (self.k + 1) * (self.invar_checked + self.trans.len()) + c
     }
 
     fn keys(&self) -> usize {
@@ -715,16 +800,28 @@ impl Domains {
     /// Every value allowed everywhere.
     fn full(sys: &System, k: usize) -> Domains {
         let sizes: Vec<usize> = sys.vars.iter().map(|v| v.domain.size()).collect();
-        let mut base = Vec::with_capacity(sizes.len());
-        let mut frame = 0;
-        for n in &sizes {
-            base.push(frame);
-            frame += n;
+        let mut base = vec![0; sizes.len()];
+        // Frozen variables first, once; then the frame of the others.
+        let mut len = 0;
+        for (i, v) in sys.vars.iter().enumerate() {
+            if v.frozen {
+                base[i] = len;
+                len += sizes[i];
+            }
         }
+        let frozen_len = len;
+        for (i, v) in sys.vars.iter().enumerate() {
+            if !v.frozen {
+                base[i] = len;
+                len += sizes[i];
+            }
+        }
+        let frame = len - frozen_len;
+        let len = frozen_len + frame * (k + 1);
         let single: Vec<Option<usize>> = sizes.iter().map(|&n| (n == 1).then_some(0)).collect();
         Domains {
-            bits: vec![true; frame * (k + 1)],
-            gone: vec![0; frame * (k + 1)],
+            bits: vec![true; len],
+            gone: vec![0; len],
             base,
             frame,
             steps: k + 1,
@@ -765,7 +862,7 @@ impl Domains {
     /// starts in `bits`.
     #[inline]
     fn at(&self, var: VarId, step: usize) -> usize {
-        step * self.frame + self.base[var.index()]
+        self.base[var.index()] + step * self.frame
     }
 
     /// Index of a copy in `counts` and `single`.
@@ -813,8 +910,13 @@ impl Domains {
 
     /// Computes the domains of `sys` unrolled to bound `k`.
     pub fn compute(sys: &System, k: usize) -> Domains {
+        let d = Domains::full(sys, k);
+        if d.bits.len() >= Tick::MAX as usize {
+            // More removals than ticks could count: no pruning (sound).
+            return d;
+        }
         let m = Model::new(sys, k);
-        let mut d = Domains::full(sys, k);
+        let mut d = d;
         d.words = m.prog.words;
         d.memo = vec![[Memo::default(); 2]; m.prog.define_reads.len()];
         d.slots = m.slots;
@@ -890,30 +992,36 @@ impl Domains {
     /// Values of frozen variables that break an invariant over that
     /// variable alone.
     fn frozen_support(&mut self, m: &Model) {
+        let here = Ctx {
+            cur: 0,
+            next: None,
+            fix: None,
+        };
+        let mut alive = std::mem::take(&mut self.alive);
         for (i, var) in m.sys.vars.iter().enumerate() {
             if !var.frozen {
                 continue;
             }
             let x = VarId(i as u32);
-            for j in 0..var.domain.size() {
-                if !self.allowed(x, 0)[j] {
-                    continue;
+            alive.clear();
+            alive.extend_from_slice(self.allowed(x, 0));
+            // By class, as in [`Domains::prune_var`]: an invariant that
+            // only compares `x` with constants is tried once on the
+            // values it does not name.
+            for (c, cls, _) in &m.uses[i].invar {
+                if m.invar_frozen[*c] {
+                    self.filter(x, 0, &mut alive, cls, &here, |d, ctx| {
+                        d.may(&m.prog, m.invar_n[*c], ctx)
+                    });
                 }
-                let ctx = Ctx {
-                    cur: 0,
-                    next: None,
-                    fix: Some((x, 0, j)),
-                };
-                let ok = m.uses[i]
-                    .invar
-                    .iter()
-                    .filter(|(c, ..)| m.invar_frozen[*c])
-                    .all(|(c, ..)| self.may(&m.prog, m.invar_n[*c], &ctx));
-                if !ok {
+            }
+            for (j, &a) in alive.iter().enumerate() {
+                if !a && self.allowed(x, 0)[j] {
                     self.remove(x, 0, j);
                 }
             }
         }
+        self.alive = alive;
     }
 
     /// Intersects each non-frozen variable at `t` with the image of its
@@ -987,10 +1095,13 @@ impl Domains {
             };
             let img = self.eval(&m.prog, node, &ctx);
             let mut narrowed = false;
-            for j in 0..self.sizes[a.var.index()] {
-                if self.allowed(a.var, t)[j] && !self.admits(&m.prog, img, a.var, j) {
-                    self.remove(a.var, t, j);
-                    narrowed = true;
+            if !matches!(img, Abs::Top) {
+                let at = self.at(a.var, t);
+                for j in 0..self.sizes[a.var.index()] {
+                    if self.bits[at + j] && !self.admits(&m.prog, img, a.var, j) {
+                        self.remove(a.var, t, j);
+                        narrowed = true;
+                    }
                 }
             }
             self.free(img);
@@ -1007,7 +1118,7 @@ impl Domains {
 
     /// Sets `wake` for the readers in `w` of the copies at `step` that
     /// lost a value after tick `since`.
-    fn wake_readers(&self, w: &Watch, step: usize, since: u64, wake: &mut [bool]) {
+    fn wake_readers(&self, w: &Watch, step: usize, since: Tick, wake: &mut [bool]) {
         for &x in &w.vars {
             if self.changed[self.copy_index(x, self.step_of(x, step))] > since {
                 w.readers[x.index()].iter().for_each(|&i| wake[i] = true);
@@ -1225,7 +1336,7 @@ impl Domains {
     /// by comparison with the constants of its class changes for it only
     /// when one of those constants goes or the last value outside them
     /// does (the evaluator sees nothing else of it).
-    fn unchanged_since(&self, deps: &[Dep], last: u64, except: Option<(VarId, usize)>) -> bool {
+    fn unchanged_since(&self, deps: &[Dep], last: Tick, except: Option<(VarId, usize)>) -> bool {
         deps.iter().all(|&(vars, classes, step)| {
             vars.iter().zip(classes).all(|(&v, class)| {
                 let s = self.step_of(v, step);
@@ -2083,6 +2194,36 @@ mod tests {
         sys.goal = Expr::t();
         let d = Domains::compute(&sys, 0);
         assert_eq!(d.allowed(x, 0), [false, true, false]);
+    }
+
+    /// A `case` whose guards test `x = 0`, then `y = 2` for a `y` with
+    /// more values than `x`: the second guard starts a new run rather
+    /// than being looked up in `x`'s table (it was, out of bounds: random
+    /// differential test at 3000 cases).
+    #[test]
+    fn a_case_run_ends_at_a_guard_on_another_variable() {
+        let mut sys = System::default();
+        let x = sys.add_var("x", Domain::Range { lo: 0, hi: 1 }, false);
+        let y = sys.add_var("y", Domain::Range { lo: 0, hi: 2 }, false);
+        let z = sys.add_var("z", Domain::Range { lo: 0, hi: 1 }, false);
+        sys.init_assign.push(Assign {
+            var: z,
+            value: Expr::Case(vec![
+                (Expr::eq(Expr::var(x), Expr::int(0)), Expr::int(0)),
+                (Expr::eq(Expr::var(y), Expr::int(2)), Expr::int(1)),
+                (Expr::t(), Expr::int(0)),
+            ]),
+        });
+        sys.invar.push(Constraint {
+            label: "x is 1, y is 2".into(),
+            expr: Expr::And(vec![
+                Expr::eq(Expr::var(x), Expr::int(1)),
+                Expr::eq(Expr::var(y), Expr::int(2)),
+            ]),
+        });
+        sys.goal = Expr::t();
+        let d = Domains::compute(&sys, 0);
+        assert_eq!(d.allowed(z, 0), [false, true]);
     }
 
     /// `f in {1, 1}` over `f : 0..1` may be false: a repeated member is one

@@ -501,8 +501,9 @@ fn case_runs(sys: &System, arms: &[(Expr, Expr)]) -> Vec<Run> {
     for (i, (g, _)) in arms.iter().enumerate() {
         let guard = eq_guard(sys, g);
         if let (Some(run), Some((v, next, j))) = (&mut cur, guard) {
-            let fresh = j.is_none_or(|j| run.arm[j].is_none());
-            if run.var == v && run.next == next && fresh {
+            // Same copy first: `j` indexes `v`'s domain, not another's.
+            let same = run.var == v && run.next == next;
+            if same && j.is_none_or(|j| run.arm[j].is_none()) {
                 if let Some(j) = j {
                     run.arm[j] = Some(i as u32);
                     run.hits.push(j);
