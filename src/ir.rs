@@ -322,6 +322,12 @@ pub struct System {
     /// position, a game's secret); engines that count solutions block on
     /// these only. Empty means every variable.
     pub solution_vars: Vec<VarId>,
+    /// A search hint for SAT engines: every solution is fixed by these
+    /// variables' values (the others follow from them by the model's own
+    /// constraints), so a solver may branch on them alone. It changes no
+    /// semantics: an engine that ignores it, or finds a variable the hint
+    /// leaves open, must answer the same. Empty means no hint.
+    pub branch_vars: Vec<VarId>,
 }
 
 /// A finite path of full states, as read from any engine.

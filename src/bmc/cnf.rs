@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
-use rustsat::types::Lit;
+use rustsat::types::{Lit, Var};
 
 use super::BmcError;
 use crate::ir::{System, Trace, Value};
@@ -23,6 +23,10 @@ use crate::ir::{System, Trace, Value};
 /// Where the unroller puts its clauses.
 pub(crate) trait Sink {
     fn add_clause(&mut self, lits: &[Lit]) -> Result<(), BmcError>;
+    /// A new SAT variable, numbered one past the last, and whether the
+    /// solver may branch on it (called only under a branching hint: see
+    /// [`super::unroll::Unroller::branch_on`]).
+    fn declare(&mut self, _var: Var, _decision: bool) {}
 }
 
 /// Clauses kept in memory, in the order they were produced.

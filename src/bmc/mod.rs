@@ -332,6 +332,9 @@ pub struct BmcResult {
     pub phases: Phases,
     pub solver: SolverKind,
     pub encoding: Encoding,
+    /// The system's branching hint left a model incomplete, so this is
+    /// the answer of a second search, without the hint (see [`solve`]).
+    pub hint_fallback: bool,
 }
 
 /// Wall-clock time per phase of one [`solve`].
@@ -411,19 +414,53 @@ pub enum BmcError {
     },
     #[error("DIMACS line {line}: {why}")]
     Dimacs { line: usize, why: String },
+    /// A model left a SAT variable the decoder reads unassigned (only
+    /// under a branching hint; [`solve`] then searches again without it).
+    #[error("engine bug: the model leaves SAT variable {0} unassigned")]
+    Unassigned(u32),
 }
 
 /// Solves `sys` with the embedded bounded model checker (see the module
 /// documentation for how it searches).
+///
+/// With BatSat and a [`System::branch_vars`] hint, the solver branches on
+/// those variables only; should a model leave a variable the decoder
+/// reads unassigned (the hint was wrong for this system), the search
+/// starts over without the hint, under the same deadline
+/// ([`BmcResult::hint_fallback`]). The hint never decides an answer: a
+/// trace is still checked against the system, and an unsatisfiable CNF
+/// is unsatisfiable whatever the solver branched on.
 pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
     let watch = Rc::new(Watch::new(
         opts.timeout,
         opts.interrupt.clone(),
         opts.progress.clone(),
     ));
+    let hinted = opts.solver == SolverKind::Batsat && !sys.branch_vars.is_empty();
+    if hinted {
+        match search(sys, opts, watch.clone(), &sys.branch_vars) {
+            Err(BmcError::Unassigned(_)) => {}
+            done => return done,
+        }
+    }
+    let mut r = search(sys, opts, watch, &[])?;
+    r.hint_fallback = hinted;
+    Ok(r)
+}
+
+/// One search of [`solve`], branching on `branch` (all variables if
+/// empty).
+fn search(
+    sys: &System,
+    opts: &BmcOptions,
+    watch: Rc<Watch>,
+    branch: &[VarId],
+) -> Result<BmcResult, BmcError> {
     let backend = solver::make(opts.solver, watch.clone())?;
+    let mut u = Unroller::new(sys, opts.encoding, backend)?;
+    u.branch_on(branch);
     let search = Search {
-        u: Unroller::new(sys, opts.encoding, backend)?,
+        u,
         opts,
         watch,
         traces: Vec::new(),
@@ -636,6 +673,7 @@ impl Search<'_, '_> {
             phases: self.phases,
             solver: self.opts.solver,
             encoding: self.opts.encoding,
+            hint_fallback: false,
         }
     }
 }

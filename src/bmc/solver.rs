@@ -150,6 +150,10 @@ impl Sink for Box<dyn Backend> {
     fn add_clause(&mut self, lits: &[Lit]) -> Result<(), BmcError> {
         (**self).add_clause(lits)
     }
+
+    fn declare(&mut self, var: Var, decision: bool) {
+        (**self).declare(var, decision)
+    }
 }
 
 fn solver_err(e: impl std::fmt::Display) -> BmcError {
@@ -180,23 +184,43 @@ impl batsat::Callbacks for Stopper {
     }
 }
 
-/// BatSat (pure Rust, always available).
+/// BatSat (pure Rust, always available). Under a branching hint it
+/// decides only on the variables declared as decisions: a model may then
+/// leave the others unassigned, and reading one is
+/// [`BmcError::Unassigned`] (the caller solves again without the hint).
 struct Batsat {
     solver: rustsat_batsat::Solver<Stopper>,
     watch: Rc<Watch>,
+    /// Whether variables were declared (some may be non-decisions).
+    hinted: bool,
 }
 
 impl Batsat {
     fn new(watch: Rc<Watch>) -> Batsat {
         let mut solver = rustsat_batsat::Solver::<Stopper>::default();
         *solver.batsat_mut().cb_mut() = Stopper(Some(watch.clone()));
-        Batsat { solver, watch }
+        Batsat {
+            solver,
+            watch,
+            hinted: false,
+        }
     }
 }
 
 impl Sink for Batsat {
     fn add_clause(&mut self, lits: &[Lit]) -> Result<(), BmcError> {
         self.solver.add_clause_ref(lits).map_err(solver_err)
+    }
+
+    fn declare(&mut self, var: Var, decision: bool) {
+        use batsat::SolverInterface;
+        let s = self.solver.batsat_mut();
+        // Declared in order, before any clause mentions them; one a
+        // clause made already (the unroller's constant) is a decision.
+        while s.num_vars() <= var.idx32() {
+            s.new_var(batsat::lbool::UNDEF, decision);
+        }
+        self.hinted = true;
     }
 }
 
@@ -211,9 +235,11 @@ impl Backend for Batsat {
     }
 
     fn value(&self, var: Var) -> Result<bool, BmcError> {
-        Ok(read(
-            self.solver.lit_val(var.pos_lit()).map_err(solver_err)?,
-        ))
+        let v = self.solver.lit_val(var.pos_lit()).map_err(solver_err)?;
+        if self.hinted && v == TernaryVal::DontCare {
+            return Err(BmcError::Unassigned(var.idx32()));
+        }
+        Ok(read(v))
     }
 
     fn conflicts(&self) -> u64 {

@@ -599,6 +599,54 @@ fn dimacs_models_decode_to_the_same_traces() {
     }
 }
 
+/// Two frozen booleans, the goal reading `a` only: `b` is free.
+fn free_pair() -> (System, VarId, VarId) {
+    let mut sys = System::default();
+    let a = sys.add_var("a", Domain::Bool, true);
+    let b = sys.add_var("b", Domain::Bool, true);
+    sys.goal = Expr::var(a);
+    sys.bound = Some(1);
+    (sys, a, b)
+}
+
+#[test]
+fn a_branching_hint_that_covers_the_solutions_is_followed() {
+    let (mut sys, a, b) = free_pair();
+    sys.branch_vars = vec![a, b];
+    let r = solve(
+        &sys,
+        &BmcOptions {
+            count: Some(0),
+            ..BmcOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!((r.found(), r.exhausted, r.hint_fallback), (2, true, false));
+}
+
+#[test]
+fn a_branching_hint_that_leaves_a_variable_open_falls_back() {
+    // Branching on `a` alone, BatSat never assigns `b`: the model cannot
+    // be read, and the search starts over without the hint.
+    let (mut sys, a, _) = free_pair();
+    sys.branch_vars = vec![a];
+    for enc in ENCODINGS {
+        let o = BmcOptions {
+            count: Some(0),
+            ..opts(enc)
+        };
+        let r = solve(&sys, &o).unwrap();
+        assert_eq!(
+            (r.found(), r.exhausted, r.hint_fallback),
+            (2, true, true),
+            "{enc}"
+        );
+        for t in &r.traces {
+            assert_eq!(sys.check(t), Ok(()), "{enc}");
+        }
+    }
+}
+
 #[test]
 fn a_variable_defined_by_an_invariant_is_its_definition() {
     // `low <-> x < 2` at every step: `low` gets the (negative) literal of
@@ -1000,6 +1048,18 @@ mod random {
                 let o = BmcOptions { bound: Some(k), count: Some(0), solver, ..Default::default() };
                 prop_assert_eq!(solve(&sys, &o).unwrap().found(), expected, "{}", solver);
             }
+            // A branching hint on a random nonempty subset of the
+            // variables, right or wrong, changes no answer.
+            let mut hinted = sys.clone();
+            let pick = (seed >> 7) as usize % ((1 << sys.vars.len()) - 1) + 1;
+            hinted.branch_vars = (0..sys.vars.len() as u32)
+                .filter(|i| pick >> i & 1 == 1)
+                .map(VarId)
+                .collect();
+            let o = BmcOptions { bound: Some(k), count: Some(0), ..Default::default() };
+            let r = solve(&hinted, &o).map_err(|e| TestCaseError::fail(format!("{e}\n{hinted:#?}")))?;
+            prop_assert_eq!(r.found(), expected, "hint {:?}", hinted.branch_vars);
+            prop_assert!(r.exhausted);
             // DIMACS of the same unrolling: satisfiable iff solutions exist,
             // and its model decodes to a verified trace.
             let text = dimacs(&sys, k, Encoding::OneHot).unwrap();

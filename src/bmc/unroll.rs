@@ -105,6 +105,12 @@ pub(crate) struct Unroller<'s, S: Sink> {
     /// The values each variable can take per step, when the bound is
     /// known (see [`Unroller::prune_for`]).
     domains: Option<Domains>,
+    /// Per variable: whether the solver may branch on its copies' SAT
+    /// variables (see [`Unroller::branch_on`]); empty: on all of them.
+    branch: Vec<bool>,
+    /// Whether [`Unroller::fresh`] is making a copy of a branching
+    /// variable.
+    deciding: bool,
 }
 
 impl<'s, S: Sink> Unroller<'s, S> {
@@ -158,6 +164,8 @@ impl<'s, S: Sink> Unroller<'s, S> {
             keep_labels: false,
             fixed: Vec::new(),
             domains: None,
+            branch: Vec::new(),
+            deciding: false,
         };
         u.top = u.fresh();
         u.n_clauses = 1;
@@ -205,7 +213,30 @@ impl<'s, S: Sink> Unroller<'s, S> {
     pub fn fresh(&mut self) -> Lit {
         let v = Var::new(self.n_vars);
         self.n_vars += 1;
+        if !self.branch.is_empty() {
+            self.sink.declare(v, self.deciding);
+        }
         v.pos_lit()
+    }
+
+    /// From now on the sink learns, for each new SAT variable, whether it
+    /// belongs to a copy of one of `vars` (the system's
+    /// [`System::branch_vars`]): the solver branches on those only. Call
+    /// before the first frame (the variables made before it, the constant
+    /// `TRUE`, stay decisions); no `vars`, no hint.
+    pub fn branch_on(&mut self, vars: &[VarId]) {
+        if vars.is_empty() {
+            return;
+        }
+        self.branch = vec![false; self.sys.vars.len()];
+        for v in vars {
+            self.branch[v.index()] = true;
+        }
+    }
+
+    /// Whether the SAT variables of `id`'s copies are branched on.
+    fn decides(&self, id: VarId) -> bool {
+        self.branch.get(id.index()).copied().unwrap_or(true)
     }
 
     /// Adds a clause after dropping false literals and duplicates; a
@@ -388,7 +419,10 @@ impl<'s, S: Sink> Unroller<'s, S> {
         // Valued ones first: the booleans' definitions may read them.
         for &i in &pending {
             if !self.value_aliases[i].is_empty() {
-                let copy = self.defined_one_hot(VarId(i as u32), step, &mut defining)?;
+                self.deciding = self.decides(VarId(i as u32));
+                let copy = self.defined_one_hot(VarId(i as u32), step, &mut defining);
+                self.deciding = false;
+                let copy = copy?;
                 self.copies[step][i] = Some(copy);
             }
         }
@@ -511,7 +545,10 @@ impl<'s, S: Sink> Unroller<'s, S> {
             }
             return Ok(None);
         }
-        let copy = self.new_copy(&var.domain, self.encodings[id.index()], allowed)?;
+        self.deciding = self.decides(id);
+        let copy = self.new_copy(&var.domain, self.encodings[id.index()], allowed);
+        self.deciding = false;
+        let copy = copy?;
         self.label_copy(id, step, &var.domain, &copy);
         Ok(Some(copy))
     }

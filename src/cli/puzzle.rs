@@ -367,6 +367,11 @@ fn solve_bmc(
     phase_done("bmc", start);
     if std::env::var_os(PHASES_VAR).is_some() {
         eprintln!("  bmc: {}, {} conflicts", result.phases, result.conflicts);
+        if result.hint_fallback {
+            eprintln!(
+                "  bmc: the branching hint left a model incomplete; searched again without it"
+            );
+        }
     }
     let start = Instant::now();
     let mut solutions = Vec::new();

@@ -213,16 +213,25 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// variables numbered before the ranks (BatSat's first decisions on
 /// them): 11.2k, 1 but 31.0k, 1 on 211-226; BatSat `restart_first` 512:
 /// 17.0k, 2; `var_decay` 0.99: 20.6k, 0 (the others 1.5k-58k).
-/// The one lead, outside this file: only the `succ` literals as BatSat
-/// decision variables (`new_var(_, false)` for the rest; the ranks, and
-/// so `pos` and `visited`, follow by propagation once every successor is
-/// set, the start's rank being 1). Same CNF, conflicts: 201-210 median
-/// 22.7k -> 12.8k (capped 1 -> 0), 211-226 20.6k -> 18.0k (3 -> 1),
-/// the 18 randomised runs above 27.4k -> 10.1k (16 of 18 fewer, capped
-/// 1 -> 0); 8 blocked s101/s112 capped/capped -> 64k/1.2k; 18 blocked
-/// seeds 1-8 1.9k -> 1.7k. It needs the engine to know which SAT
-/// variables are the successors' (and a complete model on SAT: with
-/// non-decision variables BatSat may stop with Tseitin gates unassigned).
+/// Won, and built: only the `succ` literals as BatSat decision
+/// variables ([`path_order`] names them [`System::branch_vars`]; the
+/// ranks, and so `pos` and `visited`, follow by propagation once every
+/// successor is set, the start's rank being 1; the engine falls back to
+/// a plain search should a model leave a read variable unassigned, which
+/// no puzzle below did). Same CNF; conflicts of the first solution,
+/// fresh 15x15 boards, `--count 2`, one run each, 20 s cap, hinted vs
+/// not side by side (wall times with both running): 0 blocked, seeds
+/// 201-219: median 13.9k vs 23.8k (capped 0 vs 2; 2.3 s vs 4.6 s, 7 vs
+/// 3 of 19 within 2 s; 11 puzzles need >20% fewer, 3 >25% more: 208
+/// 11.0k -> 20.8k, 211 13.8k -> 38.9k, 214 11.0k -> 30.1k); 8 blocked,
+/// 101-112: 2.9k vs 7.0k (capped 0 vs 1; 11 vs 7 of 12 within 2 s, max
+/// 6.9 s); 18 blocked, 1-12: 1.7k vs 1.7k (8 fewer, 2 more), max 0.8 s
+/// vs 1.2 s. The bench's waypoint-12x12-s1 loses (150 -> 491). A first
+/// build declared the decisions one variable off (every `succ` literal
+/// but the first, plus the first `rank >=` and the first `leg` literal):
+/// 0 blocked median 7.4k on the same seeds. So close a decision set
+/// giving half the conflicts says how noisy single puzzles are: compare
+/// such variants on many seeds, not on these.
 /// Unique open boards (`gen-grid.py --unique`) are no problem: the random
 /// reveal order needs 178-214 numbers of 225, and they solve in 0.1 s.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
@@ -427,7 +436,8 @@ fn invar(sys: &mut System, label: String, expr: Expr) {
 /// `visited[i] <-> rank[i] <= step` tie them to the path.
 ///
 /// This is the Miller–Tucker–Zemlin view of a Hamiltonian path, channelled
-/// to the step-by-step one: a SAT solver reasons on both.
+/// to the step-by-step one: a SAT solver reasons on both. The successors
+/// become the system's [`System::branch_vars`].
 pub fn path_order(p: &Puzzle, v: &GridVars, sys: &mut System) {
     add_path_order(p, v, sys);
 }
@@ -542,6 +552,9 @@ fn add_path_order(p: &Puzzle, v: &GridVars, sys: &mut System) -> Vec<VarId> {
             ),
         );
     }
+    // The successors fix the path: the start's rank is 1 and each move
+    // adds one, and the ranks fix `pos` and `visited`.
+    sys.branch_vars = succ.clone();
     succ
 }
 
