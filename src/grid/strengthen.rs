@@ -231,7 +231,13 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// but the first, plus the first `rank >=` and the first `leg` literal):
 /// 0 blocked median 7.4k on the same seeds. So close a decision set
 /// giving half the conflicts says how noisy single puzzles are: compare
-/// such variants on many seeds, not on these.
+/// such variants on many seeds, not on these. Lost on top of it (0
+/// blocked, seeds 201-226, median against 15.9k): branching on the
+/// `leg` variables too, 23.5k (2 capped at 30 s); on the ranks too,
+/// 19.8k; BatSat's user polarity TRUE on the decisions (a direction
+/// first): 4 of 19 capped, and the second solve of `--count 2` far
+/// longer. Branching on `pos` for numbrix/hidato bought nothing on the
+/// 12x12-20x20 bench (all under 2.1 s either way), so they have no hint.
 /// Unique open boards (`gen-grid.py --unique`) are no problem: the random
 /// reveal order needs 178-214 numbers of 225, and they solve in 0.1 s.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
