@@ -109,7 +109,8 @@ pub(crate) struct Unroller<'s, S: Sink> {
     /// variables (see [`Unroller::branch_on`]); empty: on all of them.
     branch: Vec<bool>,
     /// Whether [`Unroller::fresh`] is making a copy of a branching
-    /// variable.
+    /// variable (the gates made meanwhile, for a value's defining
+    /// expression or an at-most-one ladder, are decisions too).
     deciding: bool,
 }
 
