@@ -241,6 +241,28 @@ impl Expr {
         Expr::In(Box::new(e), set)
     }
 
+    /// `x = c` (either way round) for a variable or `next(...)` `x` and a
+    /// constant `c`, as `(x, c)`: the usual `case` guard.
+    #[inline]
+    pub fn as_var_eq_const(&self) -> Option<(&Expr, &Value)> {
+        match self {
+            Expr::Eq(a, b) => Expr::var_and_const(a, b),
+            _ => None,
+        }
+    }
+
+    /// The operands of `a = b` as `(x, c)` when one is a variable or
+    /// `next(...)` and the other a constant (see
+    /// [`Expr::as_var_eq_const`]).
+    #[inline]
+    pub fn var_and_const<'e>(a: &'e Expr, b: &'e Expr) -> Option<(&'e Expr, &'e Value)> {
+        match (a, b) {
+            (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c))
+            | (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => Some((x, c)),
+            _ => None,
+        }
+    }
+
     /// Whether the expression mentions `next(...)` anywhere.
     pub fn mentions_next(&self) -> bool {
         let mut found = false;
@@ -487,14 +509,14 @@ impl System {
 
     /// Checks that `trace` is a solution (see the module documentation).
     pub fn check(&self, trace: &Trace) -> Result<(), EvalError> {
-        self.check_with(trace, &self.frozen_only_invariants())
+        self.check_with(trace, &self.step_invariants())
     }
 
-    /// [`System::check`] given [`System::frozen_only_invariants`] (`once`,
-    /// by INVAR): for a caller that checks many traces of one system
-    /// (that walk over every INVAR cost as much as a check on grid
-    /// models with many frozen variables).
-    pub(crate) fn check_with(&self, trace: &Trace, once: &[bool]) -> Result<(), EvalError> {
+    /// [`System::check`] given [`System::step_invariants`] (`each`): for
+    /// a caller that checks many traces of one system (that walk over
+    /// every INVAR cost as much as a check on grid models with many
+    /// frozen variables).
+    pub(crate) fn check_with(&self, trace: &Trace, each: &[usize]) -> Result<(), EvalError> {
         let last = trace.states.len().checked_sub(1).ok_or(EvalError::Empty)?;
         // Labels are only spelled out for the error: building them for
         // every constraint at every step was most of the checking time.
@@ -502,12 +524,6 @@ impl System {
         // An invariant over frozen variables only has the same value in
         // every state once the frozen variables are known not to change
         // (checked below for every transition): one evaluation suffices.
-        // The others are listed once (a grid model with frozen variables
-        // has thousands of INVARs, a few of them for every state).
-        let each: Vec<&Constraint> = (self.invar.iter().enumerate())
-            .filter(|&(i, _)| once.get(i) != Some(&true))
-            .map(|(_, c)| c)
-            .collect();
         for (step, state) in trace.states.iter().enumerate() {
             self.check_domains(step, state)?;
             if step == 0 {
@@ -516,7 +532,7 @@ impl System {
                 }
                 continue;
             }
-            for c in &each {
+            for c in each.iter().map(|&i| &self.invar[i]) {
                 self.require(step, state, None, &c.expr, || invar(c))?;
             }
         }
@@ -559,14 +575,15 @@ impl System {
         }
     }
 
-    /// Per INVAR (in order): whether it reads only frozen variables, so it
-    /// has the same value in every state of a path and needs checking (or
-    /// encoding) at one step only.
-    pub(crate) fn frozen_only_invariants(&self) -> Vec<bool> {
+    /// The INVARs (by index, in order) that read a variable that is not
+    /// frozen, or `next(...)`: checked (or encoded) at every step. Each of
+    /// the others has the same value in every state of a path and needs
+    /// checking at one step only (a grid model with frozen variables has
+    /// thousands of those, a few of the others).
+    pub(crate) fn step_invariants(&self) -> Vec<usize> {
         let mut memo = vec![None; self.defines.len()];
-        self.invar
-            .iter()
-            .map(|c| self.reads_frozen_only(&c.expr, &mut memo))
+        (0..self.invar.len())
+            .filter(|&i| !self.reads_frozen_only(&self.invar[i].expr, &mut memo))
             .collect()
     }
 

@@ -1,8 +1,9 @@
 //! Static facts about a system that make its unrolling smaller, derived
 //! from the IR alone.
 //!
-//! Input: a [`System`]. Output (which invariants mention only frozen
-//! variables, asserted once, is [`System::frozen_only_invariants`]):
+//! Input: a [`System`]. Output (which invariants are asserted at every
+//! step, not once for mentioning frozen variables only, is
+//! [`System::step_invariants`]):
 //! which variables are compared by order (they get the order encoding under
 //! [`Encoding::Auto`](super::Encoding::Auto)), and, frame by frame, the
 //! variables whose value is forced by their assignments alone (a step

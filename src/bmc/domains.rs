@@ -910,13 +910,12 @@ impl Domains {
 
     /// Computes the domains of `sys` unrolled to bound `k`.
     pub fn compute(sys: &System, k: usize) -> Domains {
-        let d = Domains::full(sys, k);
+        let mut d = Domains::full(sys, k);
         if d.bits.len() >= Tick::MAX as usize {
             // More removals than ticks could count: no pruning (sound).
             return d;
         }
         let m = Model::new(sys, k);
-        let mut d = d;
         d.words = m.prog.words;
         d.memo = vec![[Memo::default(); 2]; m.prog.define_reads.len()];
         d.slots = m.slots;

@@ -293,10 +293,8 @@ impl<S: Sink> Unroller<'_, S> {
     /// gives on the two terms, without building them (case guards are
     /// mostly this). `None` for any other shape.
     fn eq_var_const(&mut self, a: &Expr, b: &Expr, at: At) -> R<Option<Lit>> {
-        let (x, c) = match (a, b) {
-            (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c))
-            | (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => (x, c),
-            _ => return Ok(None),
+        let Some((x, c)) = Expr::var_and_const(a, b) else {
+            return Ok(None);
         };
         let (v, step) = match (x, at.next) {
             (Expr::Var(v), _) => (*v, at.cur),
@@ -1103,14 +1101,7 @@ fn exclusive_runs(sys: &System, arms: &[(Expr, Expr)]) -> Vec<std::ops::Range<us
     let mut subject: Option<&Expr> = None;
     let mut seen = RunConsts::default();
     for (i, (g, _)) in arms.iter().enumerate() {
-        let eq = match g {
-            Expr::Eq(a, b) => match (a.as_ref(), b.as_ref()) {
-                (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c))
-                | (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => Some((x, c)),
-                _ => None,
-            },
-            _ => None,
-        };
+        let eq = g.as_var_eq_const();
         match (eq, runs.last_mut()) {
             (Some((x, c)), Some(run)) if subject == Some(x) && seen.insert(sys, x, c) => {
                 run.end = i + 1;

@@ -196,7 +196,7 @@ impl<S: Sink> Unroller<'_, S> {
     fn case_arm<'a>(&'a self, arms: &'a [(Expr, Expr)], at: At) -> Option<&'a Expr> {
         let mut last: Option<(&Expr, Folded<'a>)> = None;
         for (g, v) in arms {
-            let hit = match var_const_guard(g) {
+            let hit = match g.as_var_eq_const() {
                 Some((x, c)) => {
                     let xv = match last {
                         Some((y, f)) if y == x => f,
@@ -269,19 +269,6 @@ impl<S: Sink> Unroller<'_, S> {
             }
             _ => Some(self.fold_leaf(e, at)? == v),
         }
-    }
-}
-
-/// `x = c` (either way round) for a variable or `next(...)` `x` and a
-/// constant `c`: the usual case guard.
-fn var_const_guard(g: &Expr) -> Option<(&Expr, &Value)> {
-    let Expr::Eq(a, b) = g else {
-        return None;
-    };
-    match (&**a, &**b) {
-        (x @ (Expr::Var(_) | Expr::Next(_)), Expr::Const(c))
-        | (Expr::Const(c), x @ (Expr::Var(_) | Expr::Next(_))) => Some((x, c)),
-        _ => None,
     }
 }
 

@@ -585,7 +585,7 @@ impl Search<'_, '_> {
             let trace = timed(&mut self.phases.verify, || {
                 let trace = u.decode(k, &mut |v| u.sink.value(v))?;
                 u.sys
-                    .check_with(&trace, u.invar_once())
+                    .check_with(&trace, u.invar_each())
                     .map_err(|source| BmcError::Verify { bound: k, source })?;
                 Ok::<_, BmcError>(trace)
             })?;

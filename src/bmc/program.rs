@@ -480,11 +480,7 @@ fn eq_guard(sys: &System, g: &Expr) -> Option<(VarId, bool, Option<usize>)> {
 /// The operands `a = b` as `(var, is_next, value index)` when one side is
 /// a (next-state) variable and the other a constant.
 fn eq_parts(sys: &System, a: &Expr, b: &Expr) -> Option<(VarId, bool, Option<usize>)> {
-    let (x, c) = match (a, b) {
-        (Expr::Var(_) | Expr::Next(_), Expr::Const(c)) => (a, c),
-        (Expr::Const(c), Expr::Var(_) | Expr::Next(_)) => (b, c),
-        _ => return None,
-    };
+    let (x, c) = Expr::var_and_const(a, b)?;
     let (v, next) = match x {
         Expr::Var(v) => (*v, false),
         Expr::Next(v) => (*v, true),

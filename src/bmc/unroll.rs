@@ -53,10 +53,8 @@ pub(crate) struct Unroller<'s, S: Sink> {
     pub sink: S,
     /// The encoding of each variable ([`Encoding::Auto`] resolved).
     encodings: Vec<Encoding>,
-    /// Per INVAR: whether it reads frozen variables only.
-    invar_once: Vec<bool>,
-    /// The INVARs that are not (asserted at every step; the grid models
-    /// with frozen variables have thousands of the others).
+    /// The INVARs asserted at every step ([`System::step_invariants`]);
+    /// the others, over frozen variables only, at step 0 only.
     invar_each: Vec<usize>,
     /// Per variable: the INVAR and expression that define it, if any (see
     /// [`analyse::aliases`]); its copy is then the expression's literal.
@@ -127,8 +125,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 e => e,
             })
             .collect();
-        let invar_once = sys.frozen_only_invariants();
-        let invar_each = (0..invar_once.len()).filter(|&i| !invar_once[i]).collect();
+        let invar_each = sys.step_invariants();
         let aliases = analyse::aliases(sys);
         let mut value_aliases = value_alias::value_aliases(sys, &aliases);
         for (defs, enc) in value_aliases.iter_mut().zip(&encodings) {
@@ -140,7 +137,6 @@ impl<'s, S: Sink> Unroller<'s, S> {
             sys,
             sink,
             encodings,
-            invar_once,
             invar_each,
             aliases,
             value_aliases,
@@ -182,10 +178,10 @@ impl<'s, S: Sink> Unroller<'s, S> {
         self.n_clauses
     }
 
-    /// [`System::frozen_only_invariants`], computed once (the checks of
-    /// the traces found reuse it).
-    pub fn invar_once(&self) -> &[bool] {
-        &self.invar_once
+    /// [`System::step_invariants`], computed once (the checks of the
+    /// traces found reuse it).
+    pub fn invar_each(&self) -> &[usize] {
+        &self.invar_each
     }
 
     /// Keeps the DIMACS labels of the literals and the forced values
