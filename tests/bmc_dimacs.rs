@@ -141,21 +141,29 @@ fn cadical_agrees_with_the_embedded_solver() {
     }
 }
 
-/// The model `checkmate solve` uses for waypoint puzzles defines the
-/// one-hot `pos = c` by the frozen rank (`pos = c <-> rank[c] = step`), so
-/// the position's literals are shared with rank gates: the labels must
-/// still decode an outside solver's model into a solution.
+/// The successor/rank model `checkmate solve` uses for waypoint puzzles
+/// (and moves on to for numbrix and hidato) defines the one-hot `pos = c`
+/// by the frozen rank (`pos = c <-> rank[c] = step`), so the position's
+/// literals are shared with rank gates: the labels must still decode an
+/// outside solver's model into a solution.
 #[test]
-fn cadical_model_of_a_waypoint_model_with_defined_positions_decodes() {
+fn cadical_model_of_a_successor_rank_model_with_defined_positions_decodes() {
     use checkmate::grid::{compile::compile_model, parse, strengthen};
     let Some(bin) = cadical() else { return };
-    let text = std::fs::read_to_string("models/bench/waypoint-6x6-s1.txt").unwrap();
-    let puzzle = parse::parse(&text).unwrap();
-    let (sys, _) = compile_model(&puzzle, &strengthen::sat_options(&puzzle));
-    let k = sys.bound.unwrap();
-    let text = bmc::dimacs(&sys, k, Encoding::Auto).unwrap();
-    assert!(text.contains("= pos@3="), "positions are labelled");
-    let model = run_cadical(&bin, &text).expect("the puzzle has a solution");
-    let trace = bmc::decode_dimacs_model(&sys, &text, &model).unwrap();
-    assert_eq!(sys.check(&trace), Ok(()));
+    for file in [
+        "models/bench/waypoint-6x6-s1.txt",
+        "tests/fixtures/grid/numbrix-9x9-sparse-s4.txt",
+    ] {
+        let text = std::fs::read_to_string(file).unwrap();
+        let puzzle = parse::parse(&text).unwrap();
+        let models = strengthen::sat_models(&puzzle);
+        let last = &models.last().unwrap().options;
+        let (sys, _) = compile_model(&puzzle, last);
+        let k = sys.bound.unwrap();
+        let text = bmc::dimacs(&sys, k, Encoding::Auto).unwrap();
+        assert!(text.contains("= pos@3="), "{file}: positions are labelled");
+        let model = run_cadical(&bin, &text).expect("the puzzle has a solution");
+        let trace = bmc::decode_dimacs_model(&sys, &text, &model).unwrap();
+        assert_eq!(sys.check(&trace), Ok(()), "{file}");
+    }
 }

@@ -50,7 +50,7 @@ fn every_model_puzzle_is_solved_and_verified() {
     assert!(seen > 0);
 }
 
-/// The model `checkmate solve` gives the engine (redundant constraints,
+/// Each model `checkmate solve` gives the engine (redundant constraints,
 /// pruned domains) has the same solutions as the plain one: the same
 /// verdict and, up to 3, the same number of them, every one verified.
 #[test]
@@ -77,13 +77,55 @@ fn the_solver_model_agrees_with_the_plain_model() {
         };
         let plain = count(&CompileOptions::default(), false);
         let name = path.display();
-        assert_eq!(
-            count(&strengthen::sat_options(&puzzle), true),
-            plain,
-            "{name}"
-        );
+        for (i, model) in strengthen::sat_models(&puzzle).iter().enumerate() {
+            assert_eq!(count(&model.options, true), plain, "{name}: model {i}");
+        }
         assert_eq!(count(&CompileOptions::default(), true), plain, "{name}");
     }
+}
+
+/// `checkmate solve` tries its models in turn: on a numbrix puzzle with
+/// three numbers the step-by-step model meets its conflict budget, and
+/// the successor/rank model after it answers, verified, with the answer
+/// of the plain model.
+#[test]
+fn a_model_that_meets_its_conflict_budget_hands_over_to_the_next() {
+    let puzzle = load(Path::new("tests/fixtures/grid/numbrix-9x9-sparse-s4.txt"));
+    let models = strengthen::sat_models(&puzzle);
+    assert_eq!(models.len(), 2);
+    let run = |i: usize| {
+        let (sys, _) = compile_model(&puzzle, &models[i].options);
+        let r = bmc::solve(
+            &sys,
+            &BmcOptions {
+                count: Some(2),
+                conflict_limit: models[i].conflict_budget,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        verify(&puzzle, &r);
+        r
+    };
+    let first = run(0);
+    assert_eq!(
+        (first.status, first.limit),
+        (
+            Status::Unknown,
+            Some(bmc::Limit::Conflicts(strengthen::FALLBACK_BUDGET))
+        )
+    );
+    let second = run(1);
+    assert_eq!(models[1].conflict_budget, None);
+    assert_eq!(
+        (second.status, second.found(), second.unique),
+        (Status::Solved, 2, Some(false))
+    );
+    assert!(
+        second.conflicts < strengthen::FALLBACK_BUDGET,
+        "{} conflicts",
+        second.conflicts
+    );
 }
 
 /// One line per puzzle, tab-separated:

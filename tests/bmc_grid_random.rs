@@ -1,6 +1,7 @@
 //! Random small grid puzzles (2..5 × 2..5, all three variants, random
 //! blocked cells and numbers) through the bounded model checker, with and
-//! without the redundant constraints of `grid::strengthen`, against the
+//! without the redundant constraints of `grid::strengthen` (and on every
+//! model `checkmate solve` may use), against the
 //! brute-force solver of `tests/common`: the number of solutions, counted
 //! up to a cap, must match exactly, and so must "exhausted", `unique` and
 //! `unsat`; every solution must pass the puzzle's checker. The first puzzles also go through the real NuSMV (BDD) when it
@@ -15,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use checkmate::bmc::{self, BmcOptions, Status};
 use checkmate::checker::Engine;
-use checkmate::grid::{self, compile::compile_model, strengthen, Puzzle, Variant};
+use checkmate::grid::{self, compile::compile_model, strengthen, CompileOptions, Puzzle, Variant};
 use checkmate::smv::{self, EmitOptions};
 use checkmate::trace::Verdict;
 use proptest::prelude::*;
@@ -195,14 +196,14 @@ fn random_puzzle(seed: u64) -> String {
 /// have thousands, and counting them all says nothing more.
 const CAP: usize = 40;
 
-/// The bmc answer with the `extras` from `grid::strengthen`, every
+/// The bmc answer on the model compiled with `options`, every
 /// solution verified by the puzzle's checker: (solutions found, exhausted,
 /// unique, status).
 fn bmc_answer(
     puzzle: &Puzzle,
-    extras: &[&str],
+    options: &CompileOptions,
 ) -> Result<(usize, bool, Option<bool>, Status), TestCaseError> {
-    let (sys, _) = compile_model(puzzle, &strengthen::options(extras).unwrap());
+    let (sys, _) = compile_model(puzzle, options);
     let r = bmc::solve(
         &sys,
         &BmcOptions {
@@ -244,8 +245,12 @@ proptest! {
         let puzzle = grid::parse(&text).unwrap();
         let (count, _) = common::brute_force(&puzzle, CAP);
         for extras in EXTRAS {
-            let got = bmc_answer(&puzzle, extras)?;
+            let got = bmc_answer(&puzzle, &strengthen::options(extras).unwrap())?;
             prop_assert_eq!(got, expected(count), "bmc {:?} on\n{}", extras, text);
+        }
+        for (i, model) in strengthen::sat_models(&puzzle).iter().enumerate() {
+            let got = bmc_answer(&puzzle, &model.options)?;
+            prop_assert_eq!(got, expected(count), "bmc, solve's model {} on\n{}", i, text);
         }
         if NUSMV_DONE.fetch_add(1, Ordering::Relaxed) < NUSMV_CASES {
             if let Some(nusmv) = nusmv() {

@@ -86,6 +86,18 @@ fn counting_reports_uniqueness() {
     assert_eq!(j["unique"], false);
 }
 
+/// A numbrix puzzle with three numbers: `solve` moves on from its first
+/// model (see `grid::strengthen::sat_models`) and still answers, checked.
+#[test]
+fn a_sparse_numbrix_puzzle_is_solved_and_counted() {
+    let p = "tests/fixtures/grid/numbrix-9x9-sparse-s4.txt";
+    let j = json(&checkmate(&["solve", p, "--count", "2", "--json"]));
+    assert_eq!(j["status"], "solved");
+    assert_eq!(j["solutions"], 2);
+    assert_eq!(j["unique"], false);
+    assert_eq!(j["path"].as_array().unwrap().len(), 81);
+}
+
 #[test]
 fn unsolvable_puzzle_is_unsat_with_exit_zero() {
     let dir = tempfile::tempdir().unwrap();
@@ -166,6 +178,17 @@ fn cnf_is_dimacs_with_variable_names() {
     let text = stdout(&o);
     assert!(text.lines().any(|l| l.starts_with("p cnf ")));
     assert!(text.contains("pos@0="), "variable map in comments");
+    // `--model N` picks one of `solve`'s models; numbrix has two.
+    let sparse = "tests/fixtures/grid/numbrix-9x9-sparse-s4.txt";
+    let o = checkmate(&["cnf", sparse, "--model", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("= succ_0@0="),
+        "the successor/rank model"
+    );
+    let o = checkmate(&["cnf", EXAMPLE, "--model", "2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--model 2: this puzzle has models 1 to 1"));
 }
 
 fn run_nusmv(nusmv: &Path, args: &[&str], dir: &Path) -> String {

@@ -219,6 +219,10 @@ pub struct BmcOptions {
     /// At a known bound, encode only the values each variable can have
     /// there (static domain pruning, see `domains`). Default `true`.
     pub prune: bool,
+    /// Give up (status unknown, [`Limit::Conflicts`]) once the SAT solver
+    /// has met this many conflicts in all: a budget for trying a model
+    /// that is cheap when it works before a sturdier one.
+    pub conflict_limit: Option<u64>,
 }
 
 impl Default for BmcOptions {
@@ -234,6 +238,7 @@ impl Default for BmcOptions {
             interrupt: None,
             progress: None,
             prune: true,
+            conflict_limit: None,
         }
     }
 }
@@ -287,6 +292,8 @@ pub enum Limit {
     MaxBound(usize),
     /// Counting stopped at this many solutions.
     CountCap(usize),
+    /// The solver met this many conflicts ([`BmcOptions::conflict_limit`]).
+    Conflicts(u64),
 }
 
 impl fmt::Display for Limit {
@@ -296,6 +303,7 @@ impl fmt::Display for Limit {
             Limit::Interrupted => f.write_str("interrupted"),
             Limit::MaxBound(k) => write!(f, "no solution up to bound {k}"),
             Limit::CountCap(n) => write!(f, "stopped counting at {n} solutions"),
+            Limit::Conflicts(n) => write!(f, "stopped at the conflict limit ({n})"),
         }
     }
 }
@@ -435,6 +443,7 @@ pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
         opts.timeout,
         opts.interrupt.clone(),
         opts.progress.clone(),
+        opts.conflict_limit,
     ));
     let hinted = opts.solver == SolverKind::Batsat && !sys.branch_vars.is_empty();
     if hinted {

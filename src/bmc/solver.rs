@@ -9,6 +9,9 @@
 //! Invariants: a solve stopped by the watch answers [`Answer::Stopped`]
 //! and records why in [`Watch::stopped`]; a single long solve is
 //! interrupted from inside the solver's own callback, not between solves.
+//! The watch counts the conflicts of every solver it watches, so a
+//! conflict budget covers a whole search (all its solves, and a search
+//! started over without the branching hint).
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -33,6 +36,9 @@ pub(crate) struct Watch {
     solve_started: Cell<Instant>,
     last_report: Cell<Instant>,
     ticks: Cell<u32>,
+    /// Conflicts met so far by the solvers watched, and the most allowed.
+    conflicts: Cell<u64>,
+    conflict_limit: Option<u64>,
     pub stopped: Cell<Option<Limit>>,
 }
 
@@ -44,9 +50,12 @@ impl Watch {
         timeout: Option<Duration>,
         interrupt: Option<Arc<AtomicBool>>,
         progress: Option<ProgressFn>,
+        conflict_limit: Option<u64>,
     ) -> Watch {
         let now = Instant::now();
         Watch {
+            conflicts: Cell::new(0),
+            conflict_limit,
             deadline: timeout.map(|t| now + t),
             interrupt,
             progress,
@@ -81,6 +90,24 @@ impl Watch {
             return true;
         }
         false
+    }
+
+    /// Counts `n` more conflicts; at the conflict limit, stops.
+    fn add_conflicts(&self, n: u64) {
+        let total = self.conflicts.get() + n;
+        self.conflicts.set(total);
+        if let Some(limit) = self.conflict_limit {
+            if total >= limit && self.stopped.get().is_none() {
+                self.stopped.set(Some(Limit::Conflicts(limit)));
+            }
+        }
+    }
+
+    /// The conflicts a solve may still meet (`None`: no limit).
+    #[cfg_attr(not(feature = "cadical"), allow(dead_code))]
+    fn conflicts_left(&self) -> Option<u64> {
+        self.conflict_limit
+            .map(|l| l.saturating_sub(self.conflicts.get()))
     }
 
     /// Sends a progress event (if anyone listens).
@@ -174,11 +201,20 @@ fn read(v: TernaryVal) -> bool {
     v == TernaryVal::True
 }
 
-/// batsat's callbacks: stop when the watch says so.
+/// batsat's callbacks: count the conflicts (one learnt clause each) and
+/// stop when the watch says so.
 #[derive(Default)]
 struct Stopper(Option<Rc<Watch>>);
 
 impl batsat::Callbacks for Stopper {
+    fn on_new_clause(&mut self, _c: &[batsat::Lit], kind: batsat::clause::Kind) {
+        if kind == batsat::clause::Kind::Learnt {
+            if let Some(w) = &self.0 {
+                w.add_conflicts(1);
+            }
+        }
+    }
+
     fn stop(&self) -> bool {
         self.0.as_ref().is_some_and(|w| w.tick())
     }
@@ -286,7 +322,13 @@ impl Backend for Cadical {
             return Ok(Answer::Stopped);
         }
         self.watch.begin_solve();
+        use rustsat::solvers::LimitConflicts;
+        let left = self.watch.conflicts_left();
+        let left = left.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        self.solver.limit_conflicts(left).map_err(solver_err)?;
+        let before = self.conflicts();
         let r = self.solver.solve_assumps(assumptions).map_err(solver_err)?;
+        self.watch.add_conflicts(self.conflicts() - before);
         Ok(answer(r))
     }
 

@@ -513,6 +513,34 @@ fn a_timeout_interrupts_a_single_long_solve() {
 }
 
 #[test]
+fn a_conflict_limit_stops_the_search_where_it_is_met() {
+    for solver in solvers() {
+        // Pigeonhole(6) is unsatisfiable and needs hundreds of conflicts.
+        let limited = |limit| {
+            solve(
+                &pigeonhole(6),
+                &BmcOptions {
+                    conflict_limit: Some(limit),
+                    solver,
+                    ..Default::default()
+                },
+            )
+            .unwrap()
+        };
+        let r = limited(20);
+        assert_eq!(
+            (r.status, r.limit),
+            (Status::Unknown, Some(Limit::Conflicts(20))),
+            "{solver}"
+        );
+        assert!((20..40).contains(&r.conflicts), "{solver}: {}", r.conflicts);
+        // A budget the search stays within changes nothing.
+        let r = limited(1_000_000);
+        assert_eq!((r.status, r.limit), (Status::Unsat, None), "{solver}");
+    }
+}
+
+#[test]
 fn an_interrupt_flag_stops_the_search() {
     let flag = Arc::new(AtomicBool::new(true));
     let r = solve(

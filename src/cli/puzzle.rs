@@ -131,6 +131,11 @@ pub struct CnfArgs {
     pub bound: Option<usize>,
     #[arg(long, value_enum)]
     pub encoding: Option<EncodingArg>,
+    /// Which of `solve`'s models to unroll: 1 is the one it tries first;
+    /// numbrix and hidato puzzles have a 2nd, the successor/rank model
+    /// `solve` moves on to when the first meets its conflict budget.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub model: usize,
     /// Write the CNF here (atomically) instead of stdout.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -286,14 +291,6 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     let puzzle = load_puzzle(&args.puzzle)?;
     phase_done("parse", start);
-    let start = Instant::now();
-    // The SAT engine gets the model with the redundant constraints that
-    // pay off there; NuSMV the plain one its BDD engine is tuned for.
-    let system = match args.engine {
-        EngineArg::Bmc => sat_model(&puzzle),
-        EngineArg::Nusmv => grid::compile(&puzzle),
-    };
-    phase_done("compile", start);
     let timeout = args
         .timeout
         .map(|s| {
@@ -307,20 +304,25 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
         })
         .transpose()?;
     let report = match args.engine {
-        EngineArg::Bmc => solve_bmc(&puzzle, &system, &args, timeout)?,
+        EngineArg::Bmc => solve_bmc(&puzzle, &args, timeout)?,
         EngineArg::Nusmv => {
+            // NuSMV gets the plain model its BDD engine is tuned for.
+            let start = Instant::now();
+            let system = grid::compile(&puzzle);
+            phase_done("compile", start);
             if args.count.is_some() {
                 return Err(bad_input(anyhow::anyhow!(
                     "--count needs the bmc engine (NuSMV reports one counterexample)"
                 )));
             }
-            solve_nusmv(&puzzle, &system, &args, timeout)?
+            let report = solve_nusmv(&puzzle, &system, &args, timeout)?;
+            leak_at_exit(system);
+            report
         }
     };
     let start = Instant::now();
     report.print(args.json)?;
     phase_done("print", start);
-    leak_at_exit(system);
     Ok(ExitCode::SUCCESS)
 }
 
@@ -333,9 +335,12 @@ fn encoding(arg: Option<EncodingArg>) -> Encoding {
     }
 }
 
+/// Solves with the built-in engine, trying the models of
+/// [`grid::strengthen::sat_models`] in turn: a model that meets its
+/// conflict budget hands over to the next, which gets what is left of
+/// the timeout.
 fn solve_bmc(
     puzzle: &Puzzle,
-    system: &System,
     args: &SolveArgs,
     timeout: Option<Duration>,
 ) -> anyhow::Result<Report> {
@@ -349,30 +354,60 @@ fn solve_bmc(
         )));
     }
     let show_progress = !args.quiet && std::io::stderr().is_terminal();
-    let opts = BmcOptions {
-        count: args.count,
-        solver,
-        encoding: encoding(args.encoding),
-        timeout,
-        progress: show_progress.then(|| -> bmc::ProgressFn {
-            std::sync::Arc::new(|p: &bmc::Progress| eprint!("\r{p}\x1b[K"))
-        }),
-        ..BmcOptions::default()
-    };
-    let start = Instant::now();
-    let result = bmc::solve(system, &opts)?;
-    if show_progress {
-        eprint!("\r\x1b[K");
-    }
-    phase_done("bmc", start);
-    if std::env::var_os(PHASES_VAR).is_some() {
-        eprintln!("  bmc: {}, {} conflicts", result.phases, result.conflicts);
-        if result.hint_fallback {
-            eprintln!(
-                "  bmc: the branching hint left a model incomplete; searched again without it"
-            );
+    let began = Instant::now();
+    let mut models = grid::strengthen::sat_models(puzzle).into_iter().peekable();
+    let mut tried = 0;
+    while let Some(model) = models.next() {
+        tried += 1;
+        let more = models.peek().is_some();
+        let start = Instant::now();
+        let system = grid::compile::compile_model(puzzle, &model.options).0;
+        phase_done("compile", start);
+        let opts = BmcOptions {
+            count: args.count,
+            solver,
+            encoding: encoding(args.encoding),
+            timeout: timeout.map(|t| t.saturating_sub(began.elapsed())),
+            progress: show_progress.then(|| -> bmc::ProgressFn {
+                std::sync::Arc::new(|p: &bmc::Progress| eprint!("\r{p}\x1b[K"))
+            }),
+            conflict_limit: model.conflict_budget.filter(|_| more),
+            ..BmcOptions::default()
+        };
+        let start = Instant::now();
+        let result = bmc::solve(&system, &opts)?;
+        if show_progress {
+            eprint!("\r\x1b[K");
         }
+        phase_done("bmc", start);
+        if std::env::var_os(PHASES_VAR).is_some() {
+            eprintln!("  bmc: {}, {} conflicts", result.phases, result.conflicts);
+            if result.hint_fallback {
+                eprintln!(
+                    "  bmc: the branching hint left a model incomplete; searched again without it"
+                );
+            }
+        }
+        if more && matches!(result.limit, Some(bmc::Limit::Conflicts(_))) {
+            if std::env::var_os(PHASES_VAR).is_some() {
+                eprintln!("  bmc: model {tried} met its conflict budget; the next one takes over");
+            }
+            leak_at_exit((system, result));
+            continue;
+        }
+        let report = bmc_report(puzzle, args, &result)?;
+        leak_at_exit((system, result));
+        return Ok(report);
     }
+    Err(anyhow::anyhow!("no model to solve the puzzle with"))
+}
+
+/// The report of a `solve` by the built-in engine, every path verified.
+fn bmc_report(
+    puzzle: &Puzzle,
+    args: &SolveArgs,
+    result: &bmc::BmcResult,
+) -> anyhow::Result<Report> {
     let start = Instant::now();
     let mut solutions = Vec::new();
     for t in &result.traces {
@@ -394,7 +429,6 @@ fn solve_bmc(
         report.json.unique = Some(result.unique);
         report.exhausted = Some(result.exhausted);
     }
-    leak_at_exit(result);
     Ok(report)
 }
 
@@ -466,14 +500,17 @@ fn solve_nusmv(
     }
 }
 
-/// The model `solve` gives the built-in bounded model checker.
-fn sat_model(puzzle: &Puzzle) -> System {
-    grid::compile::compile_model(puzzle, &grid::strengthen::sat_options(puzzle)).0
-}
-
 pub fn cnf(args: CnfArgs) -> anyhow::Result<ExitCode> {
     let puzzle = load_puzzle(&args.puzzle)?;
-    let system = sat_model(&puzzle);
+    let models = grid::strengthen::sat_models(&puzzle);
+    let Some(model) = args.model.checked_sub(1).and_then(|i| models.get(i)) else {
+        return Err(bad_input(anyhow::anyhow!(
+            "--model {}: this puzzle has models 1 to {}",
+            args.model,
+            models.len()
+        )));
+    };
+    let system = grid::compile::compile_model(&puzzle, &model.options).0;
     let k = args.bound.or(system.bound).unwrap_or(0);
     let text = bmc::dimacs(&system, k, encoding(args.encoding))?;
     deliver(&text, args.output.as_deref())?;

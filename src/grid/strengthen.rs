@@ -51,13 +51,16 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
     Ok(opts)
 }
 
-/// The model the built-in bounded model checker solves (`checkmate solve`,
+/// The first model the built-in bounded model checker solves
+/// (`checkmate solve`, whose other models are in [`sat_models`], and
 /// `checkmate cnf`): no revisits said by the transition (the `count()`
 /// invariant costs a cardinality network per step, 10x the variables), and
 /// for waypoint puzzles the `order` constraints (rank and successor: 40x
 /// fewer conflicts on 9x9) with `legs` and `cycles` (numbrix and hidato
-/// need no search to speak of once the engine has pruned the domains, and
-/// there `order` only costs encoding and checking time). `distance` is left out: the engine's own
+/// with the usual share of numbers need no search to speak of once the
+/// engine has pruned the domains, and there `order` only costs encoding
+/// and checking time; with few numbers they do need it, see
+/// [`sat_models`]). `distance` is left out: the engine's own
 /// domain pruning derives its windows from the model. Measured with
 /// `bench_grid` (tests/bmc_grid.rs); NuSMV keeps the plain model.
 ///
@@ -241,17 +244,76 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// Unique open boards (`gen-grid.py --unique`) are no problem: the random
 /// reveal order needs 178-214 numbers of 225, and they solve in 0.1 s.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
-    let mut extras: Vec<Extra> = match p.variant {
-        Variant::Waypoint => vec![path_order, legs, cycles, by_rank],
-        Variant::Numbrix | Variant::Hidato => Vec::new(),
+    let extras: Vec<Extra> = match p.variant {
+        Variant::Waypoint => vec![path_order, legs, cycles, by_rank, cover],
+        Variant::Numbrix | Variant::Hidato => vec![cover],
     };
-    extras.push(cover);
     CompileOptions {
         no_revisit: Some(NoRevisit::Trans),
         extras,
         ..CompileOptions::default()
     }
 }
+
+/// A model for the bounded model checker and the conflicts it is given
+/// before the next model of [`sat_models`] takes over (`None`: no limit).
+pub struct SatModel {
+    pub options: CompileOptions,
+    pub conflict_budget: Option<u64>,
+}
+
+/// The models `checkmate solve` tries in turn on `p`, each but the last
+/// under a conflict budget: for numbrix and hidato the step-by-step model
+/// of [`sat_options`] (a few milliseconds when the numbers leave little
+/// to search), then the successor/rank model (`order`, `cycles`,
+/// `by-rank`, as for waypoint puzzles; the successors are the branching
+/// hint); for waypoint puzzles that model alone. Both models have the
+/// same paths over `pos`, so the answer (a verified path, `unique`,
+/// `unsat`) does not depend on which one gives it.
+///
+/// Why two: with the default share of numbers (30%) the step-by-step
+/// model needs at most a few hundred conflicts on numbrix 9x9-20x20 and
+/// is the faster one (9x9 bench 6-9 ms against 11-15 ms), but with fewer
+/// numbers its search blows up: fresh 15x15 numbrix with 10% of the
+/// numbers, 4 of 6 puzzles over 12 s (2 over 20 s), with 5% all over 20
+/// s; hidato with 10%, all over 20 s. The successor/rank model solves
+/// those numbrix in 0.3-3.8 s and the hidato in 1.2-7 s (one over 20 s).
+/// [`FALLBACK_BUDGET`] is where the first gives up.
+pub fn sat_models(p: &Puzzle) -> Vec<SatModel> {
+    let order = || CompileOptions {
+        no_revisit: Some(NoRevisit::Trans),
+        extras: vec![path_order, cycles, by_rank, cover],
+        ..CompileOptions::default()
+    };
+    match p.variant {
+        Variant::Waypoint => vec![SatModel {
+            options: sat_options(p),
+            conflict_budget: None,
+        }],
+        Variant::Numbrix | Variant::Hidato => vec![
+            SatModel {
+                options: sat_options(p),
+                conflict_budget: Some(FALLBACK_BUDGET),
+            },
+            SatModel {
+                options: order(),
+                conflict_budget: None,
+            },
+        ],
+    }
+}
+
+/// The conflicts the step-by-step numbrix/hidato model gets before
+/// [`sat_models`] moves on to the successor/rank model: a little over
+/// what it needed on puzzles with the usual share of numbers (at most 179
+/// on fresh numbrix 15x15 with 25-30% numbers, 129 on the hidato 9x9
+/// bench), where it is the faster model. Past that it spends 0.3 ms
+/// (9x9) to 1 ms (15x15) per conflict on a search the other model does
+/// with far fewer, so a larger budget only adds waiting. Fresh 15x15,
+/// one run each, budget 100 / 300 / 1000, CPU s summed: 16 numbrix with
+/// 15-30% numbers 2.9 / 3.4 / 3.7, 6 with 10% 7.9 / 7.9 / 10.8, 16
+/// hidato with 15-30% 33.9 / 35.3 / 38.4.
+pub const FALLBACK_BUDGET: u64 = 200;
 
 /// Every open cell's neighbours, by cell id (computed once for the many
 /// searches over one puzzle).
