@@ -15,8 +15,9 @@
 #
 # Usage: scripts/bench-fresh.sh [-n RUNS] [-t TIMEOUT] [--seeds 1-12]
 #            [--variant waypoint] [--size 15x15] [--blocked 18]
-#            [--unique] [--keep DIR] [-- EXTRA SOLVE ARGS...]
-#        (defaults: RUNS=1, TIMEOUT=20; --keep writes the puzzles to DIR)
+#            [--reveal F] [--unique] [--keep DIR] [-- EXTRA SOLVE ARGS...]
+#        (defaults: RUNS=1, TIMEOUT=20; --keep writes the puzzles to DIR;
+#        --reveal: gen-grid.py's share of the path shown as numbers)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/bench-lib.sh
@@ -29,6 +30,7 @@ size=15x15
 blocked=18
 keep=""
 unique=()
+reveal=()
 extra=()
 while (($#)); do
     case "$1" in
@@ -40,6 +42,7 @@ while (($#)); do
         --blocked) blocked=$2; shift 2 ;;
         --keep) keep=$2; shift 2 ;;
         --unique) unique=(--unique); shift ;;
+        --reveal) reveal=(--reveal "$2"); shift 2 ;;
         --) shift; extra=("$@"); break ;;
         -h|--help) awk 'NR > 1 && !/^#/ { exit } NR > 1 { sub(/^# ?/, ""); print }' "$0"; exit 0 ;;
         *) echo "bench-fresh.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
@@ -55,7 +58,7 @@ dir=${keep:-$tmp}
 mkdir -p "$dir"
 
 [[ ${#unique[@]} -eq 0 ]] || unique+=(--checkmate "$bin" --timeout "$limit")
-echo "checkmate ${CHECKMATE_BIN:-$(git rev-parse --short HEAD)} (release); $variant $size, $blocked blocked${unique:+, unique};" \
+echo "checkmate ${CHECKMATE_BIN:-$(git rev-parse --short HEAD)} (release); $variant $size, $blocked blocked${unique:+, unique}${reveal:+, reveal ${reveal[1]}};" \
     "solve --count 2 ${extra[*]}; CPU s, median of $runs; timeout $limit s"
 echo
 echo "| seed | open | numbers | answer | CPU (s) |"
@@ -64,9 +67,9 @@ all=()
 within=0
 count=0
 for seed in $(seq "${seeds%-*}" "${seeds#*-}"); do
-    f=$dir/$variant-$size-b$blocked-s$seed.txt
+    f=$dir/$variant-$size-b$blocked${reveal:+-r${reveal[1]}}-s$seed.txt
     python3 scripts/gen-grid.py "$variant" "${size%x*}" "${size#*x}" \
-        --blocked "$blocked" --seed "$seed" "${unique[@]}" >"$f"
+        --blocked "$blocked" --seed "$seed" "${reveal[@]}" "${unique[@]}" >"$f"
     open=$(grep -v '^#' "$f" | grep -v ':' | tr ' ' '\n' | grep -c '^[.0-9]')
     numbers=$(grep -v '^#' "$f" | grep -v ':' | tr ' ' '\n' | grep -c '^[0-9]')
     cpus=()
@@ -82,7 +85,7 @@ for seed in $(seq "${seeds%-*}" "${seeds#*-}"); do
     done
     if [[ -z $t ]]; then
         t=$(printf '%s\n' "${cpus[@]}" | median)
-        answer=$(python3 -c 'import json,sys; print("unique" if json.load(open(sys.argv[1]))["unique"] else "2+")' "$tmp/out")
+        answer=$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print("unsat" if d["status"] == "unsat" else "unique" if d["unique"] else "2+")' "$tmp/out")
         all+=("$t")
         awk -v t="$t" 'BEGIN { exit !(t <= 2) }' && within=$((within + 1))
         t=$(printf '%.2f' "$t")

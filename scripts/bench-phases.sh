@@ -2,7 +2,8 @@
 # Per-phase wall times (ms) of `checkmate solve PUZZLE --count 2 --json`
 # as printed under CHECKMATE_PHASES=1, median of RUNS runs, one markdown
 # row per puzzle: parse, compile, analyse, encode, solve, verify (the bmc
-# engine's check of its traces), and the process's total CPU time.
+# engine's check of its traces; each summed over the models `solve`
+# tried), and the process's total CPU time.
 #
 # Usage: scripts/bench-phases.sh [-n RUNS] [-b BINARY] PUZZLE...
 #        (defaults: RUNS=5, BINARY=target/release/checkmate)
@@ -24,11 +25,13 @@ for puzzle in "$@"; do
     tmp=$(mktemp -d)
     for ((r = 0; r < runs; r++)); do
         CHECKMATE_PHASES=1 measure 60 "$tmp/err" "$bin" solve "$puzzle" --count 2 --json >"$tmp/time"
-        awk '/^phase parse:/ { print $3 > "'"$tmp"'/parse" }
-             /^phase compile:/ { print $3 > "'"$tmp"'/compile" }
+        # Summed over the models `solve` tried (see grid::strengthen::sat_models).
+        awk '/^phase parse:/ { t["parse"] += $3 }
+             /^phase compile:/ { t["compile"] += $3 }
              /bmc: analyse/ { for (i = 1; i < NF; i++)
                                   if ($i ~ /^(analyse|encode|solve|verify)$/)
-                                      print $(i + 1) > "'"$tmp"'/" $i }' "$tmp/err"
+                                      t[$i] += $(i + 1) }
+             END { for (p in t) print t[p] > "'"$tmp"'/" p }' "$tmp/err"
         for p in parse compile analyse encode solve verify; do
             cat "$tmp/$p" >>"$tmp/$p.all" 2>/dev/null || echo nan >>"$tmp/$p.all"
         done
