@@ -274,10 +274,27 @@ pub struct SatModel {
 /// Why two: with the default share of numbers (30%) the step-by-step
 /// model needs at most a few hundred conflicts on numbrix 9x9-20x20 and
 /// is the faster one (9x9 bench 6-9 ms against 11-15 ms), but with fewer
-/// numbers its search blows up: fresh 15x15 numbrix with 10% of the
-/// numbers, 4 of 6 puzzles over 12 s (2 over 20 s), with 5% all over 20
-/// s; hidato with 10%, all over 20 s. The successor/rank model solves
-/// those numbrix in 0.3-3.8 s and the hidato in 1.2-7 s (one over 20 s).
+/// numbers its search blows up (a 9x9 numbrix with 3 numbers: 1,500
+/// conflicts, 0.5 s; the successor/rank model: a few conflicts, 1.4 ms).
+/// Fresh 15x15 boards, 0 blocked (`scripts/bench-fresh.sh --reveal F -t
+/// 10`, one run each, CPU s), step-by-step alone (236ad68) against these
+/// models in turn:
+///
+/// | puzzles | step-by-step: median, within 2 s, over 10 s | in turn |
+/// |---|---|---|
+/// | numbrix, 10% numbers, 12 | 7.6 s, 4, 6 | 1.0 s, 9, 0 (max 4.8) |
+/// | numbrix, 20%, 12 | 0.13 s, 11, 0 (max 4.1) | 0.12 s, 12, 0 (max 0.7) |
+/// | numbrix, 30%, 8 | 0.06 s, 8, 0 | 0.08 s, 8, 0 |
+/// | hidato, 10%, 8 | >10 s, 0, 8 | 8.2 s, 0, 3 |
+/// | hidato, 20%, 8 | 1.3 s, 4, 3 | 1.1 s, 5, 0 (max 4.5) |
+/// | hidato, 30%, 8 | 0.27 s, 8, 0 | 0.38 s, 8, 0 |
+///
+/// Sparse hidato stays slow: king moves leave every cell eight
+/// neighbours. Lost there (same puzzles): banning the three 4-cycles of
+/// every 2x2 block besides its triangles (10%: median 6.8 s, 2 over 10 s
+/// against 7.7 s, 3, other puzzles; 20%: 1.09 against 1.01 s); no
+/// branching hint (10%: 7 of 8 over 10 s; numbrix 10%: one over 10 s,
+/// median 0.7 s, a wash).
 /// [`FALLBACK_BUDGET`] is where the first gives up.
 pub fn sat_models(p: &Puzzle) -> Vec<SatModel> {
     let order = || CompileOptions {
