@@ -388,6 +388,22 @@ fn fresh_waypoint_up_to_9x9() {
     assert_both(Variant::Waypoint, &answers);
 }
 
+/// Few numbers (4-12% of the path): the step-by-step model's search blows
+/// up there, and `solve` moves on to the successor/rank model
+/// (`grid::strengthen::sat_models`). Boards over 36 cells: below that
+/// `truly_unique` counts with the brute force, which takes minutes on a
+/// sparse hidato.
+#[test]
+fn fresh_sparse_numbrix_and_hidato() {
+    for v in [Variant::Numbrix, Variant::Hidato] {
+        for (r, c) in [(7, 7), (8, 8), (9, 9), (3, 20)] {
+            for s in 0..3 {
+                check_fresh(v, r, c, 4 + 4 * s, seed() + s);
+            }
+        }
+    }
+}
+
 #[test]
 fn broken_puzzles_are_unsat() {
     for v in Variant::ALL {
@@ -413,6 +429,11 @@ fn large(v: Variant) {
         let answer = check_fresh(v, r, c, 95, seed() + 3);
         eprintln!("{v} {r}x{c} seed {} (95%): {answer}", seed() + 3);
         answers.push(answer);
+        // And a sparse one (see `fresh_sparse_numbrix_and_hidato`).
+        if v != Variant::Waypoint && (r, c) != (15, 15) {
+            let answer = check_fresh(v, r, c, 10, seed() + 4);
+            eprintln!("{v} {r}x{c} seed {} (10%): {answer}", seed() + 4);
+        }
     }
     check_broken(v, 15, 15, reveal(v, 0), seed());
     check_broken(v, 3, 50, reveal(v, 0), seed());
