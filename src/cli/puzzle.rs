@@ -353,53 +353,71 @@ fn solve_bmc(
             "SAT solver `{solver}` is not built in (rebuild with `cargo build --release --features {solver}`)"
         )));
     }
-    let show_progress = !args.quiet && std::io::stderr().is_terminal();
     let began = Instant::now();
     let mut models = grid::strengthen::sat_models(puzzle).into_iter().peekable();
     let mut tried = 0;
     while let Some(model) = models.next() {
         tried += 1;
-        let more = models.peek().is_some();
-        let start = Instant::now();
-        let system = grid::compile::compile_model(puzzle, &model.options).0;
-        phase_done("compile", start);
+        let last = models.peek().is_none();
         let opts = BmcOptions {
             count: args.count,
             solver,
             encoding: encoding(args.encoding),
             timeout: timeout.map(|t| t.saturating_sub(began.elapsed())),
-            progress: show_progress.then(|| -> bmc::ProgressFn {
-                std::sync::Arc::new(|p: &bmc::Progress| eprint!("\r{p}\x1b[K"))
-            }),
-            conflict_limit: model.conflict_budget.filter(|_| more),
+            conflict_limit: model.conflict_budget.filter(|_| !last),
             ..BmcOptions::default()
         };
-        let start = Instant::now();
-        let result = bmc::solve(&system, &opts)?;
-        if show_progress {
-            eprint!("\r\x1b[K");
-        }
-        phase_done("bmc", start);
-        if std::env::var_os(PHASES_VAR).is_some() {
-            eprintln!("  bmc: {}, {} conflicts", result.phases, result.conflicts);
-            if result.hint_fallback {
-                eprintln!(
-                    "  bmc: the branching hint left a model incomplete; searched again without it"
-                );
+        let (system, result) = solve_model(puzzle, &model.options, opts, args.quiet)?;
+        let handed_over = !last && matches!(result.limit, Some(bmc::Limit::Conflicts(_)));
+        let report = match handed_over {
+            true => {
+                if std::env::var_os(PHASES_VAR).is_some() {
+                    eprintln!(
+                        "  bmc: model {tried} met its conflict budget; the next one takes over"
+                    );
+                }
+                None
             }
-        }
-        if more && matches!(result.limit, Some(bmc::Limit::Conflicts(_))) {
-            if std::env::var_os(PHASES_VAR).is_some() {
-                eprintln!("  bmc: model {tried} met its conflict budget; the next one takes over");
-            }
-            leak_at_exit((system, result));
-            continue;
-        }
-        let report = bmc_report(puzzle, args, &result)?;
+            false => Some(bmc_report(puzzle, args, &result)?),
+        };
         leak_at_exit((system, result));
-        return Ok(report);
+        if let Some(report) = report {
+            return Ok(report);
+        }
     }
     Err(anyhow::anyhow!("no model to solve the puzzle with"))
+}
+
+/// Compiles `puzzle` with `options` and solves it with the built-in
+/// engine (a progress line on a terminal unless `quiet`).
+fn solve_model(
+    puzzle: &Puzzle,
+    options: &grid::CompileOptions,
+    mut opts: BmcOptions,
+    quiet: bool,
+) -> anyhow::Result<(System, bmc::BmcResult)> {
+    let start = Instant::now();
+    let system = grid::compile::compile_model(puzzle, options).0;
+    phase_done("compile", start);
+    let show_progress = !quiet && std::io::stderr().is_terminal();
+    opts.progress = show_progress.then(|| -> bmc::ProgressFn {
+        std::sync::Arc::new(|p: &bmc::Progress| eprint!("\r{p}\x1b[K"))
+    });
+    let start = Instant::now();
+    let result = bmc::solve(&system, &opts)?;
+    if show_progress {
+        eprint!("\r\x1b[K");
+    }
+    phase_done("bmc", start);
+    if std::env::var_os(PHASES_VAR).is_some() {
+        eprintln!("  bmc: {}, {} conflicts", result.phases, result.conflicts);
+        if result.hint_fallback {
+            eprintln!(
+                "  bmc: the branching hint left a model incomplete; searched again without it"
+            );
+        }
+    }
+    Ok((system, result))
 }
 
 /// The report of a `solve` by the built-in engine, every path verified.
