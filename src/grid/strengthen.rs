@@ -294,7 +294,8 @@ pub struct SatModel {
 /// every 2x2 block besides its triangles (10%: median 6.8 s, 2 over 10 s
 /// against 7.7 s, 3, other puzzles; 20%: 1.09 against 1.01 s); no
 /// branching hint (10%: 7 of 8 over 10 s; numbrix 10%: one over 10 s,
-/// median 0.7 s, a wash).
+/// median 0.7 s, a wash); the ranks as decisions too (10%: 7 of 8 over
+/// 10 s against 3).
 /// [`FALLBACK_BUDGET`] is where the first gives up.
 pub fn sat_models(p: &Puzzle) -> Vec<SatModel> {
     let order = || CompileOptions {
