@@ -105,6 +105,26 @@ fn unsolvable_puzzle_is_unsat_with_exit_zero() {
     let j = json(&checkmate(&["solve", p.to_str().unwrap(), "--json"]));
     assert_eq!(j["status"], "unsat");
     assert_eq!(j["path"].as_array().unwrap().len(), 0);
+    // No numbers, and two more cells of one checkerboard colour than of
+    // the other: a counting argument (`grid::strengthen::colour_parity`),
+    // which a SAT search alone does not find in any useful time.
+    let mut board = vec![vec!["."; 10]; 10];
+    board[0][0] = "X";
+    board[9][9] = "X";
+    let rows: Vec<String> = board.iter().map(|r| r.join(" ")).collect();
+    let p = file(
+        &dir,
+        "colours.txt",
+        &format!("variant: numbrix\n{}\n", rows.join("\n")),
+    );
+    let j = json(&checkmate(&[
+        "solve",
+        p.to_str().unwrap(),
+        "--count",
+        "2",
+        "--json",
+    ]));
+    assert_eq!(j["status"], "unsat");
 }
 
 #[test]
