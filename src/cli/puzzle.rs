@@ -369,21 +369,16 @@ fn solve_bmc(
         };
         let (system, result) = solve_model(puzzle, &model.options, opts, args.quiet)?;
         let handed_over = !last && matches!(result.limit, Some(bmc::Limit::Conflicts(_)));
-        let report = match handed_over {
-            true => {
-                if std::env::var_os(PHASES_VAR).is_some() {
-                    eprintln!(
-                        "  bmc: model {tried} met its conflict budget; the next one takes over"
-                    );
-                }
-                None
-            }
-            false => Some(bmc_report(puzzle, args, &result)?),
-        };
-        leak_at_exit((system, result));
-        if let Some(report) = report {
+        if !handed_over {
+            let report = bmc_report(puzzle, args, &result)?;
+            leak_at_exit((system, result));
             return Ok(report);
         }
+        if std::env::var_os(PHASES_VAR).is_some() {
+            eprintln!("  bmc: model {tried} met its conflict budget; the next one takes over");
+        }
+        // Not leaked: the process goes on to the next model.
+        drop((system, result));
     }
     Err(anyhow::anyhow!("no model to solve the puzzle with"))
 }
