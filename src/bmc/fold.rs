@@ -206,12 +206,7 @@ impl<S: Sink> Unroller<'_, S> {
                             f
                         }
                     };
-                    let c = Folded::of(c);
-                    // A boolean compared with an integer: an error to report.
-                    if std::mem::discriminant(&xv) != std::mem::discriminant(&c) {
-                        return None;
-                    }
-                    xv == c
+                    matches!(same_kind(xv, Folded::of(c))?, Folded::Bool(true))
                 }
                 None => self.fold_bool(g, at)?,
             };

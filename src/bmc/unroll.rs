@@ -231,9 +231,13 @@ impl<'s, S: Sink> Unroller<'s, S> {
         }
     }
 
-    /// Whether the SAT variables of `id`'s copies are branched on.
-    fn decides(&self, id: VarId) -> bool {
-        self.branch.get(id.index()).copied().unwrap_or(true)
+    /// Runs `make`, which builds a copy of `id`: the SAT variables it
+    /// makes are decisions if `id`'s copies are branched on.
+    fn copying<T>(&mut self, id: VarId, make: impl FnOnce(&mut Self) -> T) -> T {
+        self.deciding = self.branch.get(id.index()).copied().unwrap_or(true);
+        let made = make(self);
+        self.deciding = false;
+        made
     }
 
     /// Adds a clause after dropping false literals and duplicates; a
@@ -416,10 +420,8 @@ impl<'s, S: Sink> Unroller<'s, S> {
         // Valued ones first: the booleans' definitions may read them.
         for &i in &pending {
             if !self.value_aliases[i].is_empty() {
-                self.deciding = self.decides(VarId(i as u32));
-                let copy = self.defined_one_hot(VarId(i as u32), step, &mut defining);
-                self.deciding = false;
-                let copy = copy?;
+                let id = VarId(i as u32);
+                let copy = self.copying(id, |u| u.defined_one_hot(id, step, &mut defining))?;
                 self.copies[step][i] = Some(copy);
             }
         }
@@ -542,10 +544,8 @@ impl<'s, S: Sink> Unroller<'s, S> {
             }
             return Ok(None);
         }
-        self.deciding = self.decides(id);
-        let copy = self.new_copy(&var.domain, self.encodings[id.index()], allowed);
-        self.deciding = false;
-        let copy = copy?;
+        let encoding = self.encodings[id.index()];
+        let copy = self.copying(id, |u| u.new_copy(&var.domain, encoding, allowed))?;
         self.label_copy(id, step, &var.domain, &copy);
         Ok(Some(copy))
     }

@@ -277,9 +277,14 @@ fn verify_path(puzzle: &Puzzle, trace: &Trace) -> anyhow::Result<Solution> {
 /// `solve` on stderr (for profiling the fixed cost).
 const PHASES_VAR: &str = "CHECKMATE_PHASES";
 
+/// Whether [`PHASES_VAR`] is set.
+fn phases_shown() -> bool {
+    std::env::var_os(PHASES_VAR).is_some()
+}
+
 /// Prints a phase's time on stderr when [`PHASES_VAR`] is set.
 fn phase_done(name: &str, since: Instant) {
-    if std::env::var_os(PHASES_VAR).is_some() {
+    if phases_shown() {
         eprintln!(
             "phase {name}: {:.2} ms",
             since.elapsed().as_secs_f64() * 1e3
@@ -374,7 +379,7 @@ fn solve_bmc(
             leak_at_exit((system, result));
             return Ok(report);
         }
-        if std::env::var_os(PHASES_VAR).is_some() {
+        if phases_shown() {
             eprintln!("  bmc: model {tried} met its conflict budget; the next one takes over");
         }
         // Not leaked: the process goes on to the next model.
@@ -404,7 +409,7 @@ fn solve_model(
         eprint!("\r\x1b[K");
     }
     phase_done("bmc", start);
-    if std::env::var_os(PHASES_VAR).is_some() {
+    if phases_shown() {
         eprintln!("  bmc: {}, {} conflicts", result.phases, result.conflicts);
         if result.hint_fallback {
             eprintln!(

@@ -428,11 +428,13 @@ fn windows(p: &Puzzle) -> Vec<Vec<bool>> {
 /// neither model decided `unsat` within 20 s; with it, the windows do at
 /// once.
 fn colour_parity(p: &Puzzle, ok: &mut [Vec<bool>]) {
-    let colour = |c: usize| {
-        let at = p.coord(CellId(c as u32));
-        (at.row + at.col) % 2
-    };
-    let whites = (0..ok.len()).filter(|&c| colour(c) == 0).count();
+    let colour: Vec<usize> = (0..ok.len())
+        .map(|c| {
+            let at = p.coord(CellId(c as u32));
+            (at.row + at.col) % 2
+        })
+        .collect();
+    let whites = colour.iter().filter(|&&c| c == 0).count();
     let blacks = ok.len() - whites;
     let odd = match whites.cmp(&blacks) {
         std::cmp::Ordering::Equal => return,
@@ -443,7 +445,7 @@ fn colour_parity(p: &Puzzle, ok: &mut [Vec<bool>]) {
     for (c, steps) in ok.iter_mut().enumerate() {
         for (s, allowed) in steps.iter_mut().enumerate().skip(1) {
             // The colour on the odd steps; none when no path exists.
-            let on_odd = odd.is_some_and(|o| (colour(c) == o) == (s % 2 == 1));
+            let on_odd = odd.is_some_and(|o| (colour[c] == o) == (s % 2 == 1));
             *allowed &= on_odd;
         }
     }
