@@ -211,6 +211,34 @@ fn cnf_is_dimacs_with_variable_names() {
     assert!(stderr(&o).contains("--model 2: this puzzle has models 1 to 1"));
 }
 
+#[test]
+fn solve_model_picks_one_model_without_a_budget() {
+    // Model 1 alone, with no budget to hand over at, still answers the
+    // sparse puzzle (it is only slow), and so does model 2.
+    let sparse = "tests/fixtures/grid/numbrix-9x9-sparse-s4.txt";
+    for m in ["1", "2"] {
+        let o = checkmate(&["solve", sparse, "--model", m, "--count", "2", "--json"]);
+        assert!(o.status.success(), "model {m}: {}", stderr(&o));
+        let j = json(&o);
+        assert_eq!(
+            (j["status"].as_str(), j["unique"].as_bool()),
+            (Some("solved"), Some(false)),
+            "model {m}"
+        );
+    }
+    for bad in [
+        &["--model", "0"][..],
+        &["--model", "3"],
+        &["--model", "1", "--engine", "nusmv"],
+    ] {
+        let mut args = vec!["solve", sparse];
+        args.extend_from_slice(bad);
+        let o = checkmate(&args);
+        assert_eq!(o.status.code(), Some(2), "{bad:?}");
+        assert!(stderr(&o).contains("--model"), "{bad:?}: {}", stderr(&o));
+    }
+}
+
 fn run_nusmv(nusmv: &Path, args: &[&str], dir: &Path) -> String {
     let o = Command::new(nusmv)
         .args(args)

@@ -16,6 +16,7 @@ use clap::{Args, ValueEnum};
 use checkmate::bmc::{self, BmcOptions, Encoding, SolverKind, Status};
 use checkmate::checker::{self, Checker, Tool};
 use checkmate::game::{deduce, strategy_model, tree_io, Game, Route};
+use checkmate::grid::strengthen::SatModel;
 use checkmate::grid::{self, Puzzle, Solution};
 use checkmate::ir::{System, Trace};
 use checkmate::smv::{self, Dialect, EmitOptions};
@@ -120,6 +121,11 @@ pub struct SolveArgs {
     /// No progress line on stderr.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Solve with this one of the bmc engine's models only, with no
+    /// conflict budget (see `cnf --model`); by default they are tried in
+    /// turn.
+    #[arg(long, value_name = "N")]
+    pub model: Option<usize>,
 }
 
 #[derive(Debug, Args)]
@@ -320,6 +326,11 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
                     "--count needs the bmc engine (NuSMV reports one counterexample)"
                 )));
             }
+            if args.model.is_some() {
+                return Err(bad_input(anyhow::anyhow!(
+                    "--model picks one of the bmc engine's models (NuSMV gets the plain model)"
+                )));
+            }
             let report = solve_nusmv(&puzzle, &system, &args, timeout)?;
             leak_at_exit(system);
             report
@@ -359,7 +370,7 @@ fn solve_bmc(
         )));
     }
     let began = Instant::now();
-    let mut models = grid::strengthen::sat_models(puzzle).into_iter().peekable();
+    let mut models = pick_models(puzzle, args.model)?.into_iter().peekable();
     let mut tried = 0;
     while let Some(model) = models.next() {
         tried += 1;
@@ -518,16 +529,27 @@ fn solve_nusmv(
     }
 }
 
-pub fn cnf(args: CnfArgs) -> anyhow::Result<ExitCode> {
-    let puzzle = load_puzzle(&args.puzzle)?;
-    let models = grid::strengthen::sat_models(&puzzle);
-    let Some(model) = args.model.checked_sub(1).and_then(|i| models.get(i)) else {
+/// The models of [`grid::strengthen::sat_models`] to solve `puzzle`
+/// with: all of them in turn, or only the `n`th (from 1), with no budget.
+fn pick_models(puzzle: &Puzzle, n: Option<usize>) -> anyhow::Result<Vec<SatModel>> {
+    let mut models = grid::strengthen::sat_models(puzzle);
+    let Some(n) = n else {
+        return Ok(models);
+    };
+    if n == 0 || n > models.len() {
         return Err(bad_input(anyhow::anyhow!(
-            "--model {}: this puzzle has models 1 to {}",
-            args.model,
+            "--model {n}: this puzzle has models 1 to {}",
             models.len()
         )));
-    };
+    }
+    let mut model = models.swap_remove(n - 1);
+    model.conflict_budget = None;
+    Ok(vec![model])
+}
+
+pub fn cnf(args: CnfArgs) -> anyhow::Result<ExitCode> {
+    let puzzle = load_puzzle(&args.puzzle)?;
+    let model = pick_models(&puzzle, Some(args.model))?.swap_remove(0);
     let system = grid::compile::compile_model(&puzzle, &model.options).0;
     let k = args.bound.or(system.bound).unwrap_or(0);
     let text = bmc::dimacs(&system, k, encoding(args.encoding))?;
