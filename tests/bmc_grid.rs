@@ -50,6 +50,47 @@ fn every_model_puzzle_is_solved_and_verified() {
     assert!(seen > 0);
 }
 
+/// The published puzzles of `models/grid/` (files with `#=` lines: their
+/// published solution, `X` off the board) are unique, and every model of
+/// `checkmate solve` finds exactly that solution.
+#[test]
+fn published_puzzles_have_their_published_solution() {
+    let mut seen = 0;
+    for entry in std::fs::read_dir("models/grid").unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let expected: Vec<Vec<Option<u32>>> = text
+            .lines()
+            .filter_map(|l| l.strip_prefix("#="))
+            .map(|l| l.split_whitespace().map(|t| t.parse().ok()).collect())
+            .collect();
+        if expected.is_empty() {
+            continue;
+        }
+        let puzzle = load(&path);
+        let name = path.display();
+        for (i, model) in strengthen::sat_models(&puzzle).iter().enumerate() {
+            let (sys, _) = compile_model(&puzzle, &model.options);
+            let opts = BmcOptions {
+                count: Some(2),
+                ..Default::default()
+            };
+            let r = bmc::solve(&sys, &opts).unwrap();
+            verify(&puzzle, &r);
+            assert_eq!((r.found(), r.exhausted), (1, true), "{name}: model {i}");
+            let sol = grid::decode(&puzzle, &r.traces[0]).unwrap();
+            let steps: Vec<Vec<Option<u32>>> = sol
+                .steps_grid(puzzle.rows(), puzzle.cols())
+                .into_iter()
+                .map(|row| row.into_iter().map(|s| s.map(|s| s.0)).collect())
+                .collect();
+            assert_eq!(steps, expected, "{name}: model {i}");
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 3, "the Rosetta Code numbrix examples and Wikipedia's hidato");
+}
+
 /// Each model `checkmate solve` gives the engine (redundant constraints,
 /// pruned domains) has the same solutions as the plain one: the same
 /// verdict and, up to 3, the same number of them, every one verified.
