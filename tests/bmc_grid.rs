@@ -88,7 +88,10 @@ fn published_puzzles_have_their_published_solution() {
         }
         seen += 1;
     }
-    assert_eq!(seen, 3, "the Rosetta Code numbrix examples and Wikipedia's hidato");
+    assert_eq!(
+        seen, 3,
+        "the Rosetta Code numbrix examples and Wikipedia's hidato"
+    );
 }
 
 /// Each model `checkmate solve` gives the engine (redundant constraints,

@@ -297,6 +297,40 @@ pub struct SatModel {
 /// median 0.7 s, a wash); the ranks as decisions too (10%: 7 of 8 over
 /// 10 s against 3).
 /// [`FALLBACK_BUDGET`] is where the first gives up.
+///
+/// Each model alone (`solve --model N --count 2`, no budget), fresh
+/// boards with no blocked cells, seeds 1-3, CPU s, ">T" = unknown at a
+/// 10 s wall cap (two runs side by side, so about 5 s of CPU):
+///
+/// | puzzles | model 1 alone | model 2 alone |
+/// |---|---|---|
+/// | numbrix 9x9, 2% numbers | 0.18, 0.36, 0.39 | 0.05, 0.06, 0.10 |
+/// | numbrix 9x9, 30% | 0.01, 0.02, 0.02 | 0.02, 0.02, 0.03 |
+/// | numbrix 12x12, 5% | 0.71, >T, 2.56 | 0.17, 1.37, 0.36 |
+/// | numbrix 15x15, 2% | >T, >T, >T | 1.64, >T, 2.82 |
+/// | numbrix 15x15, 10% | >T, 0.23, 9.07 | 4.36, 0.15, 1.15 |
+/// | numbrix 15x15, 30% | 0.12, 0.11, 0.11 | 0.18, 0.18, 0.18 |
+/// | hidato 12x12, 2% | 1.12, 4.37, >T | 0.30, 0.23, 0.37 |
+/// | hidato 15x15, 10% | >T, >T, >T | 7.70, 6.79, >T |
+/// | hidato 15x15, 20% | 7.41, 1.25, >T | 1.82, 0.76, 4.36 |
+/// | hidato 15x15, 30% | 0.29, 0.24, 0.37 | 0.49, 0.19, 0.28 |
+///
+/// Model 2 is never far behind (its encoding costs 10-70 ms more), and
+/// model 1 wins only by that much, on dense puzzles, which it solves in
+/// under 200 conflicts; so model 2 alone would only slow the 9x9 bench
+/// (6-9 ms against 11-15 ms), and model 1 alone loses every sparse board.
+/// Where both fail (hidato 15x15 at 5-10%, numbrix 15x15 at 2-5%) the
+/// path must cover an open board between a few pinned steps, and
+/// CaDiCaL (Debian's binary on either model's DIMACS) needs ~200k
+/// conflicts, 40-55 s, on a puzzle BatSat with the hint solves in 62k.
+/// Lost there: `counts`, a cardinality constraint per given number `k`
+/// ("exactly `k - 1` ranks below `k`", a totalizer over the rank order
+/// literals) on model 2: numbrix 15x15 at 2%, seeds 1-12, 10 s cap, 0
+/// within 2 s and 9 over the cap, against 1 and 6 (2.5x the time per
+/// conflict; conflicts down on 2 of 3 puzzles looked at). Not built:
+/// alldifferent (Hall set) pruning of the `pos@s = c` pairs the analysis
+/// leaves: a matching-based prototype removed none of 2,357 pairs on
+/// hidato 15x15 at 30% and about 1% (72-101 of 7-10k) on the 10-20% ones.
 pub fn sat_models(p: &Puzzle) -> Vec<SatModel> {
     let order = || CompileOptions {
         no_revisit: Some(NoRevisit::Trans),
