@@ -265,9 +265,9 @@ pub struct SatModel {
 /// The models `checkmate solve` tries in turn on `p`, each but the last
 /// under a conflict budget: for numbrix and hidato the step-by-step model
 /// of [`sat_options`] (a few milliseconds when the numbers leave little
-/// to search), then the successor/rank model (`order`, `cycles`,
-/// `by-rank`, as for waypoint puzzles; the successors are the branching
-/// hint); for waypoint puzzles that model alone. Both models have the
+/// to search), then the successor/rank model (`order`, `by-rank`, and
+/// for hidato `cycles`, as for waypoint puzzles; the successors are the
+/// branching hint); for waypoint puzzles that model alone. Both models have the
 /// same paths over `pos`, so the answer (a verified path, `unique`,
 /// `unsat`) does not depend on which one gives it.
 ///
@@ -331,10 +331,26 @@ pub struct SatModel {
 /// alldifferent (Hall set) pruning of the `pos@s = c` pairs the analysis
 /// leaves: a matching-based prototype removed none of 2,357 pairs on
 /// hidato 15x15 at 30% and about 1% (72-101 of 7-10k) on the 10-20% ones.
+///
+/// Won: no `cycles` in the numbrix model 2 (orthogonal moves; hidato
+/// keeps them). Fresh 15x15 numbrix at 2% numbers, 10 s cap, one run
+/// each, both builds side by side: seeds 1-12, over the cap 8 -> 3,
+/// median 10 -> 4.6 s; seeds 13-24, 5 -> 2, median 7.9 -> 6.2 s; faster
+/// on 14 of the 24, slower on 7. 12x12 at 3%, seeds 1-12: faster on 11,
+/// median 0.40 -> 0.28 s. 15x15 at 10%: a wash (median 0.85 -> 0.69 s,
+/// within 2 s 9 -> 8 of 12). Hidato 15x15 at 10% without them: 7 of 8
+/// over the cap against 3, so king moves keep the bans.
 pub fn sat_models(p: &Puzzle) -> Vec<SatModel> {
+    // King moves close triangles and other short cycles that the
+    // `cycles` bans keep the search out of; on orthogonal grids the
+    // ranks' parity and order refute them as cheaply (see above).
     let order = || CompileOptions {
         no_revisit: Some(NoRevisit::Trans),
-        extras: vec![path_order, cycles, by_rank, cover],
+        extras: if p.variant.diagonal() {
+            vec![path_order, cycles, by_rank, cover]
+        } else {
+            vec![path_order, by_rank, cover]
+        },
         ..CompileOptions::default()
     };
     match p.variant {
