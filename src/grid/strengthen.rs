@@ -56,7 +56,7 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// `checkmate cnf`): no revisits said by the transition (the `count()`
 /// invariant costs a cardinality network per step, 10x the variables), and
 /// for waypoint puzzles the `order` constraints (rank and successor: 40x
-/// fewer conflicts on 9x9) with `legs` and `cycles` (numbrix and hidato
+/// fewer conflicts on 9x9) with `legs` (numbrix and hidato
 /// with the usual share of numbers need no search to speak of once the
 /// engine has pruned the domains, and there `order` only costs encoding
 /// and checking time; with few numbers they do need it, see
@@ -243,9 +243,20 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// 12x12-20x20 bench (all under 2.1 s either way), so they have no hint.
 /// Unique open boards (`gen-grid.py --unique`) are no problem: the random
 /// reveal order needs 178-214 numbers of 225, and they solve in 0.1 s.
+///
+/// Won, after all of the above: no `cycles` (they had won when the ranks
+/// were plain variables tied to `pos` and `visited` by channel clauses;
+/// since the order encoding's holes and `by-rank`, the ranks' parity and
+/// order refute a short cycle as cheaply, and the bans only add clauses).
+/// Fresh 15x15 waypoint boards (`scripts/bench-fresh.sh`, 10 s cap, one
+/// run each, both builds side by side), with -> without: 0 blocked, seeds
+/// 1-12: over the cap 2 -> 0, within 2 s 5 -> 6, median 2.6 -> 1.9 s;
+/// seeds 13-24: 3 -> 3, 2 -> 5, 4.9 -> 2.2 s (faster on 16 of the 24,
+/// slower on 6); 18 blocked, seeds 1-12: all within 2 s either way,
+/// median 0.58 -> 0.37 s (faster on 8).
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
     let extras: Vec<Extra> = match p.variant {
-        Variant::Waypoint => vec![path_order, legs, cycles, by_rank, cover],
+        Variant::Waypoint => vec![path_order, legs, by_rank, cover],
         Variant::Numbrix | Variant::Hidato => vec![cover],
     };
     CompileOptions {
@@ -265,10 +276,10 @@ pub struct SatModel {
 /// The models `checkmate solve` tries in turn on `p`, each but the last
 /// under a conflict budget: for numbrix and hidato the step-by-step model
 /// of [`sat_options`] (a few milliseconds when the numbers leave little
-/// to search), then the successor/rank model (`order`, `by-rank`, and
-/// for hidato `cycles`, as for waypoint puzzles; the successors are the
-/// branching hint); for waypoint puzzles that model alone. Both models have the
-/// same paths over `pos`, so the answer (a verified path, `unique`,
+/// to search), then the successor/rank model (`order` and `by-rank` as
+/// for waypoint puzzles, and for hidato `cycles`; the successors are the
+/// branching hint); for waypoint puzzles that model alone. Both models
+/// have the same paths over `pos`, so the answer (a verified path, `unique`,
 /// `unsat`) does not depend on which one gives it.
 ///
 /// Why two: with the default share of numbers (30%) the step-by-step
