@@ -56,7 +56,7 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// `checkmate cnf`): no revisits said by the transition (the `count()`
 /// invariant costs a cardinality network per step, 10x the variables), and
 /// for waypoint puzzles the `order` constraints (rank and successor: 40x
-/// fewer conflicts on 9x9) with `legs` (numbrix and hidato
+/// fewer conflicts on 9x9) with `legs` and `cycles` (numbrix and hidato
 /// with the usual share of numbers need no search to speak of once the
 /// engine has pruned the domains, and there `order` only costs encoding
 /// and checking time; with few numbers they do need it, see
@@ -244,19 +244,18 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// Unique open boards (`gen-grid.py --unique`) are no problem: the random
 /// reveal order needs 178-214 numbers of 225, and they solve in 0.1 s.
 ///
-/// Won, after all of the above: no `cycles` (they had won when the ranks
-/// were plain variables tied to `pos` and `visited` by channel clauses;
-/// since the order encoding's holes and `by-rank`, the ranks' parity and
-/// order refute a short cycle as cheaply, and the bans only add clauses).
-/// Fresh 15x15 waypoint boards (`scripts/bench-fresh.sh`, 10 s cap, one
-/// run each, both builds side by side), with -> without: 0 blocked, seeds
-/// 1-12: over the cap 2 -> 0, within 2 s 5 -> 6, median 2.6 -> 1.9 s;
-/// seeds 13-24: 3 -> 3, 2 -> 5, 4.9 -> 2.2 s (faster on 16 of the 24,
-/// slower on 6); 18 blocked, seeds 1-12: all within 2 s either way,
-/// median 0.58 -> 0.37 s (faster on 8).
+/// Tried again after all of the above, and within noise: no `cycles`
+/// (they cost only 0.2-0.5% of the clauses by now). Fresh boards
+/// (`scripts/bench-fresh.sh`, 10 s cap, one run each, both builds side
+/// by side), with -> without: 15x15, 0 blocked, seeds 1-12: over the cap
+/// 2 -> 0, median 2.6 -> 1.9 s; seeds 13-24: 3 -> 3, 4.9 -> 2.2 s; seeds
+/// 25-36: 2 -> 3, 4.2 -> 5.9 s (faster on 21 of the 36, slower on 13);
+/// 18 blocked, seeds 1-12: median 0.58 -> 0.37 s; 12x12, 0 blocked,
+/// seeds 1-16: 0.25 -> 0.27 s (faster on 6, slower on 9); the bench's
+/// waypoint-20x20-s1 2.2 -> 4.9 s and -s2 18.6 -> over 30 s. Kept.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
     let extras: Vec<Extra> = match p.variant {
-        Variant::Waypoint => vec![path_order, legs, by_rank, cover],
+        Variant::Waypoint => vec![path_order, legs, cycles, by_rank, cover],
         Variant::Numbrix | Variant::Hidato => vec![cover],
     };
     CompileOptions {
@@ -350,7 +349,11 @@ pub struct SatModel {
 /// on 14 of the 24, slower on 7. 12x12 at 3%, seeds 1-12: faster on 11,
 /// median 0.40 -> 0.28 s. 15x15 at 10%: a wash (median 0.85 -> 0.69 s,
 /// within 2 s 9 -> 8 of 12). Hidato 15x15 at 10% without them: 7 of 8
-/// over the cap against 3, so king moves keep the bans.
+/// over the cap against 3, so king moves keep the bans. Numbrix 15x15 at
+/// 5%, seeds 1-12: over the cap 3 -> 5, within 2 s 2 -> 4 (faster on 6,
+/// slower on 4): over all 60 numbrix boards above, faster on 37, slower
+/// on 15, over the cap 16 -> 10. (Waypoint puzzles were tried the same
+/// way and keep them: see [`sat_options`].)
 pub fn sat_models(p: &Puzzle) -> Vec<SatModel> {
     // King moves close triangles and other short cycles that the
     // `cycles` bans keep the search out of; on orthogonal grids the
