@@ -317,10 +317,6 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let report = match args.engine {
         EngineArg::Bmc => solve_bmc(&puzzle, &args, timeout)?,
         EngineArg::Nusmv => {
-            // NuSMV gets the plain model its BDD engine is tuned for.
-            let start = Instant::now();
-            let system = grid::compile(&puzzle);
-            phase_done("compile", start);
             if args.count.is_some() {
                 return Err(bad_input(anyhow::anyhow!(
                     "--count needs the bmc engine (NuSMV reports one counterexample)"
@@ -331,6 +327,10 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
                     "--model picks one of the bmc engine's models (NuSMV gets the plain model)"
                 )));
             }
+            // NuSMV gets the plain model its BDD engine is tuned for.
+            let start = Instant::now();
+            let system = grid::compile(&puzzle);
+            phase_done("compile", start);
             let report = solve_nusmv(&puzzle, &system, &args, timeout)?;
             leak_at_exit(system);
             report
