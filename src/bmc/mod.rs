@@ -12,7 +12,11 @@
 //! How it searches:
 //! * when the bound `k` is known ([`BmcOptions::bound`], else
 //!   [`System::bound`]) it encodes frames `0..=k`, asserts the goal at `k`
-//!   and solves once: no model means [`Status::Unsat`];
+//!   and solves once: no model means [`Status::Unsat`]; but when the
+//!   static domain pruning ([`BmcOptions::prune`]) leaves every variable
+//!   one value at every step and that path passes the IR check, it is the
+//!   only solution and nothing is encoded or solved
+//!   ([`BmcResult::solves`] is 0);
 //! * otherwise it adds frames one at a time and solves with "goal at `k`"
 //!   as an assumption for `k = 0, 1, 2, …`, so the answer has the shortest
 //!   length; past [`BmcOptions::max_bound`] it gives up with
@@ -528,6 +532,13 @@ impl Search<'_, '_> {
     fn exact(mut self, k: usize) -> Result<BmcResult, BmcError> {
         if self.opts.prune {
             timed(&mut self.phases.analyse, || self.u.prune_for(k));
+            if let Some(trace) = self.determined(k) {
+                self.traces.push(trace);
+                self.report(k, Phase::Answered);
+                // No other path exists; say so only when asked for more.
+                let exhausted = self.target() > 1;
+                return Ok(self.finish(k, true, exhausted));
+            }
         }
         for step in 0..=k {
             if self.watch.check() {
@@ -539,6 +550,22 @@ impl Search<'_, '_> {
         self.report(k, Phase::Encoded);
         let exhausted = self.enumerate(k, &[])?;
         Ok(self.finish(k, true, exhausted))
+    }
+
+    /// The path the pruned domains leave at bound `k`, when they leave
+    /// one and it passes the IR check: then it is the only solution and
+    /// needs no SAT encoding (a path that fails the check goes on to the
+    /// usual search, which answers `unsat` or finds what the check
+    /// missed).
+    fn determined(&mut self, k: usize) -> Option<Trace> {
+        let u = &self.u;
+        let trace = timed(&mut self.phases.verify, || {
+            let trace = u.determined(k)?;
+            u.sys.check_with(&trace, u.invar_each()).ok()?;
+            Some(trace)
+        })?;
+        self.time_to_first = Some(self.watch.elapsed());
+        Some(trace)
     }
 
     /// Searches `k = 0, 1, …` with the goal at `k` as an assumption.

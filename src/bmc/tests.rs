@@ -164,6 +164,43 @@ fn a_unique_solution_is_reported_unique() {
 }
 
 #[test]
+fn a_path_the_domains_determine_needs_no_solve_and_is_the_same() {
+    // The counter forced through 0, 2, 3 (as above): the pruned domains
+    // leave one value per step, so the answer comes without a SAT solve,
+    // and it is the one the solver finds with pruning off.
+    let (mut sys, x) = counter();
+    sys.bound = Some(2);
+    sys.invar.push(Constraint {
+        label: "no one".into(),
+        expr: Expr::negate(Expr::eq(Expr::var(x), Expr::int(1))),
+    });
+    for count in [None, Some(1), Some(2), Some(0)] {
+        let o = BmcOptions {
+            count,
+            ..BmcOptions::default()
+        };
+        let r = solve(&sys, &o).unwrap();
+        let plain = solve(
+            &sys,
+            &BmcOptions {
+                prune: false,
+                ..o.clone()
+            },
+        )
+        .unwrap();
+        assert_eq!(r.solves, 0, "{count:?}");
+        assert!(plain.solves > 0, "{count:?}");
+        assert_eq!(ints(&r.traces[0], x), vec![0, 2, 3]);
+        assert_eq!(r.traces, plain.traces, "{count:?}");
+        assert_eq!(
+            (r.status, r.exhausted, r.unique, r.limit),
+            (plain.status, plain.exhausted, plain.unique, plain.limit),
+            "{count:?}"
+        );
+    }
+}
+
+#[test]
 fn unsat_at_an_exact_bound_and_unknown_past_the_search_limit() {
     let (mut sys, x) = counter();
     sys.invar.push(Constraint {

@@ -347,6 +347,35 @@ impl<'s, S: Sink> Unroller<'s, S> {
         }
     }
 
+    /// The one path the pruned domains leave (see [`Unroller::prune_for`]):
+    /// `Some` when every variable has exactly one allowed value at every
+    /// step `0..=k`. Every solution of length `k` keeps to the domains,
+    /// so if this path is a solution it is the only one.
+    pub fn determined(&self, k: usize) -> Option<Trace> {
+        let d = self.domains.as_ref().filter(|d| d.steps() > k)?;
+        let mut states: Vec<Vec<Value>> = Vec::with_capacity(k + 1);
+        for step in 0..=k {
+            let mut state = Vec::with_capacity(self.sys.vars.len());
+            for (i, var) in self.sys.vars.iter().enumerate() {
+                if var.frozen && step > 0 {
+                    state.push(states[0][i].clone());
+                    continue;
+                }
+                let mut on = d.allowed(VarId(i as u32), step).iter().enumerate();
+                let mut on = on.by_ref().filter(|&(_, &a)| a).map(|(j, _)| j);
+                let (Some(j), None) = (on.next(), on.next()) else {
+                    return None;
+                };
+                state.push(nth_value(&var.domain, j));
+            }
+            states.push(state);
+        }
+        Some(Trace {
+            states,
+            loop_start: None,
+        })
+    }
+
     /// Encodes frames up to and including step `k`.
     pub fn extend_to(&mut self, k: usize) -> Result<(), BmcError> {
         while self.copies.len() <= k {
