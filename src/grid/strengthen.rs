@@ -216,6 +216,18 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// variables numbered before the ranks (BatSat's first decisions on
 /// them): 11.2k, 1 but 31.0k, 1 on 211-226; BatSat `restart_first` 512:
 /// 17.0k, 2; `var_decay` 0.99: 20.6k, 0 (the others 1.5k-58k).
+/// Lost too (fresh 15x15, 0 blocked, seeds 1-12, `scripts/bench-fresh.sh
+/// -t 10`, both builds side by side): a connectivity theory in BatSat
+/// (before each decision, when a `succ` literal became false, the moves
+/// not yet ruled out must still connect every cell; if not, learn "one
+/// of the moves across the cut is taken"): within 2 s 6 -> 4 of 12,
+/// median 1.85 -> 2.79 s. It rarely fires (on seed 1, 234 cuts in 65k
+/// looks and 40k conflicts, against 17k conflicts without it): the
+/// ranks refute a board cut in two before the cut is complete, so the
+/// conflicts are about ranks and legs, not reachability. Numbrix 15x15
+/// at 5% numbers, seeds 1-12: 5 of 12 solved within the cap either way.
+/// BatSat's `random_var_freq` 0.02 rechecked on the same seeds: median
+/// 1.89 -> 3.0 s, within 2 s 6 -> 4.
 /// Won, and built: only the `succ` literals as BatSat decision
 /// variables ([`path_order`] names them [`System::branch_vars`]; the
 /// ranks, and so `pos` and `visited`, follow by propagation once every
