@@ -137,20 +137,29 @@ fn count_two_decides_uniqueness_and_count_one_does_not() {
     );
 }
 
-#[test]
-fn a_unique_solution_is_reported_unique() {
-    let (mut sys, _) = counter();
+/// The counter at bound 2, forbidden to step through 1: only the path
+/// 0, 2, 3 remains.
+fn counter_through_two() -> (System, VarId) {
+    let (mut sys, x) = counter();
     sys.bound = Some(2);
-    // Forbid stepping through 1: only 0, 2, 3 remains.
     sys.invar.push(Constraint {
         label: "no one".into(),
-        expr: Expr::negate(Expr::eq(Expr::var(VarId(0)), Expr::int(1))),
+        expr: Expr::negate(Expr::eq(Expr::var(x), Expr::int(1))),
     });
+    (sys, x)
+}
+
+#[test]
+fn a_unique_solution_is_reported_unique() {
+    let (sys, _) = counter_through_two();
     for enc in ENCODINGS {
+        // Without the domain analysis, which would answer alone (see
+        // below): the solver must find the path and prove it the only one.
         let r = solve(
             &sys,
             &BmcOptions {
                 count: Some(2),
+                prune: false,
                 ..opts(enc)
             },
         )
@@ -165,15 +174,10 @@ fn a_unique_solution_is_reported_unique() {
 
 #[test]
 fn a_path_the_domains_determine_needs_no_solve_and_is_the_same() {
-    // The counter forced through 0, 2, 3 (as above): the pruned domains
-    // leave one value per step, so the answer comes without a SAT solve,
-    // and it is the one the solver finds with pruning off.
-    let (mut sys, x) = counter();
-    sys.bound = Some(2);
-    sys.invar.push(Constraint {
-        label: "no one".into(),
-        expr: Expr::negate(Expr::eq(Expr::var(x), Expr::int(1))),
-    });
+    // The pruned domains leave one value per step, so the answer comes
+    // without a SAT solve, and it is the one the solver finds with
+    // pruning off.
+    let (sys, x) = counter_through_two();
     for count in [None, Some(1), Some(2), Some(0)] {
         let o = BmcOptions {
             count,
