@@ -50,15 +50,12 @@ while (($#)); do
 done
 
 # CHECKMATE_BIN: measure that binary instead (e.g. an older build).
-bin=${CHECKMATE_BIN:-target/release/checkmate}
-[[ -n ${CHECKMATE_BIN:-} ]] || nice cargo build --release -q
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+checkmate_setup
 dir=${keep:-$tmp}
 mkdir -p "$dir"
 
 [[ ${#unique[@]} -eq 0 ]] || unique+=(--checkmate "$bin" --timeout "$limit")
-echo "checkmate ${CHECKMATE_BIN:-$(git rev-parse --short HEAD)} (release); $variant $size, $blocked blocked${unique:+, unique}${reveal:+, reveal ${reveal[1]}};" \
+echo "checkmate $bin_label (release); $variant $size, $blocked blocked${unique:+, unique}${reveal:+, reveal ${reveal[1]}};" \
     "solve --count 2 ${extra[*]}; CPU s, median of $runs; timeout $limit s"
 echo
 echo "| seed | open | numbers | answer | CPU (s) |"

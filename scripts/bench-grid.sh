@@ -78,10 +78,7 @@ if ((nusmv_bdd + nusmv_bmc)) && [[ ! -x $nusmv ]]; then
 fi
 
 # CHECKMATE_BIN: measure that binary instead (e.g. an older build).
-bin=${CHECKMATE_BIN:-target/release/checkmate}
-[[ -n ${CHECKMATE_BIN:-} ]] || nice cargo build --release -q
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+checkmate_setup
 
 # timed LABEL CMD...: runs CMD up to $n times (stops after a timeout);
 # sets T (median CPU seconds, or ">limit"), KB (largest peak memory), OUT
@@ -135,7 +132,7 @@ else: print("unknown")' "$1"
 }
 
 version=$(nusmv_version "$nusmv" || echo "NuSMV: not run")
-echo "checkmate ${CHECKMATE_BIN:-$(git rev-parse --short HEAD)} (release, batsat); $version;"
+echo "checkmate $bin_label (release, batsat); $version;"
 echo "CPU seconds, median of $runs runs ($nusmv_runs for NuSMV); timeout ${limit} s; ratios = NuSMV / checkmate time to first solution"
 echo
 header="| puzzle | open | bound | vars | clauses | answer | first (s) | unique (s) | peak MB |"

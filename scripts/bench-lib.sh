@@ -11,6 +11,11 @@
 #                            The stack limit is lifted: NuSMV 2.5.4's BMC
 #                            recurses deeply and dies with SIGSEGV on the
 #                            default 8 MB stack (hidato 9x9 models).
+# checkmate_setup            sets `bin` (the binary to measure: $CHECKMATE_BIN,
+#                            e.g. an older build, else the release build,
+#                            built first), `bin_label` (what to call it in a
+#                            table header) and `tmp` (a scratch directory
+#                            removed on exit).
 # median                     median of the numbers on stdin (one a line).
 # nusmv_version NUSMV        "NuSMV 2.5.4" from the binary's banner (fails
 #                            when it has none).
@@ -46,6 +51,14 @@ with open(out, "w") as f:
 status = "timeout" if killed.is_set() else ("ok" if code == 0 else "error")
 print(f"{r.ru_utime + r.ru_stime:.4f} {wall:.4f} {r.ru_maxrss} {status}")
 PY
+}
+
+checkmate_setup() {
+    bin=${CHECKMATE_BIN:-target/release/checkmate}
+    bin_label=${CHECKMATE_BIN:-$(git rev-parse --short HEAD)}
+    [[ -n ${CHECKMATE_BIN:-} ]] || nice cargo build --release -q
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
 }
 
 median() {

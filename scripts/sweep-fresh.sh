@@ -33,12 +33,9 @@ while (($#)); do
 done
 
 # CHECKMATE_BIN: measure that binary instead (e.g. an older build).
-bin=${CHECKMATE_BIN:-target/release/checkmate}
-[[ -n ${CHECKMATE_BIN:-} ]] || nice cargo build --release -q
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+checkmate_setup
 
-echo "checkmate ${CHECKMATE_BIN:-$(git rev-parse --short HEAD)} (release); gen-grid.py defaults, seeds $seeds;" \
+echo "checkmate $bin_label (release); gen-grid.py defaults, seeds $seeds;" \
     "solve --count 2; CPU s, one run each; timeout $limit s"
 echo
 echo "| variant | size | blocked | puzzles | unique | 2+ | unsat | timeout | slowest (s) | within 2 s |"
