@@ -361,11 +361,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
                     state.push(states[0][i].clone());
                     continue;
                 }
-                let mut on = d.allowed(VarId(i as u32), step).iter().enumerate();
-                let mut on = on.by_ref().filter(|&(_, &a)| a).map(|(j, _)| j);
-                let (Some(j), None) = (on.next(), on.next()) else {
-                    return None;
-                };
+                let j = only_index(d.allowed(VarId(i as u32), step))?;
                 state.push(nth_value(&var.domain, j));
             }
             states.push(state);
@@ -555,13 +551,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
         let allowed: Option<&[bool]> = domains
             .filter(|d| step < d.steps())
             .map(|d| d.allowed(id, step));
-        let single = allowed.and_then(|a| {
-            let mut on = a.iter().enumerate().filter(|(_, &x)| x).map(|(j, _)| j);
-            match (on.next(), on.next()) {
-                (Some(j), None) => Some(j),
-                _ => None,
-            }
-        });
+        let single = allowed.and_then(only_index);
         let index = forced.and_then(|v| index_of(&var.domain, v)).or(single);
         if let Some(index) = index {
             self.note_fixed(id, step, index);
@@ -973,6 +963,19 @@ impl<'s, S: Sink> Unroller<'s, S> {
             states,
             loop_start: None,
         })
+    }
+}
+
+/// The index of the one allowed value, if exactly one is allowed.
+fn only_index(allowed: &[bool]) -> Option<usize> {
+    let mut on = allowed
+        .iter()
+        .enumerate()
+        .filter(|(_, &a)| a)
+        .map(|(j, _)| j);
+    match (on.next(), on.next()) {
+        (Some(j), None) => Some(j),
+        _ => None,
     }
 }
 
