@@ -82,7 +82,7 @@ for seed in $(seq "${seeds%-*}" "${seeds#*-}"); do
     done
     if [[ -z $t ]]; then
         t=$(printf '%s\n' "${cpus[@]}" | median)
-        answer=$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print("unsat" if d["status"] == "unsat" else "unique" if d["unique"] else "2+")' "$tmp/out")
+        answer=$(solve_answer "$tmp/out")
         all+=("$t")
         awk -v t="$t" 'BEGIN { exit !(t <= 2) }' && within=$((within + 1))
         t=$(printf '%.2f' "$t")

@@ -17,6 +17,8 @@
 #                            table header) and `tmp` (a scratch directory
 #                            removed on exit).
 # median                     median of the numbers on stdin (one a line).
+# solve_answer OUT           unique | 2+ | unsat from the JSON of
+#                            `checkmate solve --count 2 --json` in OUT.
 # nusmv_version NUSMV        "NuSMV 2.5.4" from the binary's banner (fails
 #                            when it has none).
 # nusmv_verdict OUT          solved | unsat | error from NuSMV's output
@@ -63,6 +65,10 @@ checkmate_setup() {
 
 median() {
     sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }'
+}
+
+solve_answer() {
+    python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print("unsat" if d["status"] == "unsat" else "unique" if d["unique"] else "2+")' "$1"
 }
 
 nusmv_verdict() {

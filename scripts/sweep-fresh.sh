@@ -58,7 +58,7 @@ for variant in ${variants//,/ }; do
                     slowest=">$limit"
                     continue
                 fi
-                answer=$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1])); print("unsat" if d["status"] == "unsat" else "unique" if d["unique"] else "2+")' "$tmp/out")
+                answer=$(solve_answer "$tmp/out")
                 n[$answer]=$((n[$answer] + 1))
                 awk -v t="$cpu" 'BEGIN { exit !(t <= 2) }' && within=$((within + 1))
                 [[ $slowest == ">"* ]] || slowest=$(awk -v a="$slowest" -v b="$cpu" 'BEGIN { print (b > a ? b : a) }')

@@ -858,6 +858,12 @@ impl Domains {
         &self.bits[at..at + self.sizes[var.index()]]
     }
 
+    /// The index of the only allowed value of `var` at `step`, when
+    /// exactly one is left (kept up to date by every removal).
+    pub fn only(&self, var: VarId, step: usize) -> Option<usize> {
+        self.single[self.copy_index(var, self.step_of(var, step))]
+    }
+
     /// Where the set of `var` at `step` (already mapped by `step_of`)
     /// starts in `bits`.
     #[inline]

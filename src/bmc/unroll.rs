@@ -361,7 +361,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
                     state.push(states[0][i].clone());
                     continue;
                 }
-                let j = only_index(d.allowed(VarId(i as u32), step))?;
+                let j = d.only(VarId(i as u32), step)?;
                 state.push(nth_value(&var.domain, j));
             }
             states.push(state);
@@ -548,10 +548,9 @@ impl<'s, S: Sink> Unroller<'s, S> {
         alias: bool,
     ) -> Result<Option<Copy>, BmcError> {
         let var = self.sys.var(id);
-        let allowed: Option<&[bool]> = domains
-            .filter(|d| step < d.steps())
-            .map(|d| d.allowed(id, step));
-        let single = allowed.and_then(only_index);
+        let domains = domains.filter(|d| step < d.steps());
+        let allowed: Option<&[bool]> = domains.map(|d| d.allowed(id, step));
+        let single = domains.and_then(|d| d.only(id, step));
         let index = forced.and_then(|v| index_of(&var.domain, v)).or(single);
         if let Some(index) = index {
             self.note_fixed(id, step, index);
@@ -963,19 +962,6 @@ impl<'s, S: Sink> Unroller<'s, S> {
             states,
             loop_start: None,
         })
-    }
-}
-
-/// The index of the one allowed value, if exactly one is allowed.
-fn only_index(allowed: &[bool]) -> Option<usize> {
-    let mut on = allowed
-        .iter()
-        .enumerate()
-        .filter(|(_, &a)| a)
-        .map(|(j, _)| j);
-    match (on.next(), on.next()) {
-        (Some(j), None) => Some(j),
-        _ => None,
     }
 }
 
