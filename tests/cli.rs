@@ -86,6 +86,30 @@ fn counting_reports_uniqueness() {
     assert_eq!(j["unique"], false);
 }
 
+/// Seeds and racing searches change which path may come back, never the
+/// answer; `--jobs 0` is a usage error.
+#[test]
+fn seeds_and_races_keep_the_answer() {
+    let p = "models/bench/waypoint-9x9-s1.txt";
+    let mut answers = Vec::new();
+    for extra in [
+        &["--jobs", "1"][..],
+        &["--jobs", "2", "--seed", "7"],
+        &["--seed", "3"],
+    ] {
+        let mut args = vec!["solve", p, "--count", "2", "--json"];
+        args.extend_from_slice(extra);
+        let j = json(&checkmate(&args));
+        assert_eq!(j["status"], "solved", "{extra:?}");
+        assert_eq!(j["path"].as_array().unwrap().len(), 75, "{extra:?}");
+        answers.push((j["solutions"].clone(), j["unique"].clone()));
+    }
+    assert!(answers.windows(2).all(|w| w[0] == w[1]), "{answers:?}");
+    assert_eq!(answers[0], (2.into(), false.into()));
+    let o = checkmate(&["solve", p, "--jobs", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
 /// A numbrix puzzle with three numbers: `solve` moves on from its first
 /// model (see `grid::strengthen::sat_models`) and still answers, checked.
 #[test]

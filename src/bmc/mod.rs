@@ -34,6 +34,7 @@ mod domains;
 mod expr;
 mod fold;
 mod program;
+mod race;
 mod solver;
 mod unroll;
 mod value_alias;
@@ -227,6 +228,17 @@ pub struct BmcOptions {
     /// has met this many conflicts in all: a budget for trying a model
     /// that is cheap when it works before a sturdier one.
     pub conflict_limit: Option<u64>,
+    /// The SAT solver's random seed: 0 (the default) keeps its own
+    /// defaults, others randomise where its search starts.
+    pub seed: u32,
+    /// How many searches may race ([`race`]): `1` (the default) searches
+    /// once; with more, a search still running after [`race::DELAY`] is
+    /// joined by others seeded `seed + 1`, `seed + 2`, …, and the first
+    /// to answer wins. Only when one or two solutions are asked for (no
+    /// `count`, or `Some(1)`, `Some(2)`): counting more is one long
+    /// enumeration whatever the seed, and racing it would only double
+    /// its time and memory.
+    pub jobs: usize,
 }
 
 impl Default for BmcOptions {
@@ -243,6 +255,8 @@ impl Default for BmcOptions {
             progress: None,
             prune: true,
             conflict_limit: None,
+            seed: 0,
+            jobs: 1,
         }
     }
 }
@@ -260,6 +274,9 @@ impl fmt::Debug for BmcOptions {
             .field("interrupt", &self.interrupt.is_some())
             .field("progress", &self.progress.is_some())
             .field("prune", &self.prune)
+            .field("conflict_limit", &self.conflict_limit)
+            .field("seed", &self.seed)
+            .field("jobs", &self.jobs)
             .finish()
     }
 }
@@ -347,6 +364,11 @@ pub struct BmcResult {
     /// The system's branching hint left a model incomplete, so this is
     /// the answer of a second search, without the hint (see [`solve`]).
     pub hint_fallback: bool,
+    /// The seed of the search that answered ([`BmcOptions::seed`], plus
+    /// its place in a race).
+    pub seed: u32,
+    /// How many searches ran ([`BmcOptions::jobs`]; 1 unless one raced).
+    pub searches: usize,
 }
 
 /// Wall-clock time per phase of one [`solve`].
@@ -442,7 +464,21 @@ pub enum BmcError {
 /// ([`BmcResult::hint_fallback`]). The hint never decides an answer: a
 /// trace is still checked against the system, and an unsatisfiable CNF
 /// is unsatisfiable whatever the solver branched on.
+///
+/// With [`BmcOptions::jobs`] above 1 (and at most two solutions asked
+/// for), searches race ([`race`]): the answer is one of theirs, so on a puzzle with several solutions which
+/// path comes back may vary from run to run (the verdict does not).
 pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
+    let few = opts.count.is_none_or(|n| (1..=2).contains(&n));
+    if opts.jobs > 1 && few {
+        race::race(sys, opts, race::DELAY)
+    } else {
+        solve_one(sys, opts)
+    }
+}
+
+/// One search of [`solve`], with the seed of `opts` and no race.
+fn solve_one(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
     let watch = Rc::new(Watch::new(
         opts.timeout,
         opts.interrupt.clone(),
@@ -469,7 +505,7 @@ fn search(
     watch: Rc<Watch>,
     branch: &[VarId],
 ) -> Result<BmcResult, BmcError> {
-    let backend = solver::make(opts.solver, watch.clone())?;
+    let backend = solver::make(opts.solver, watch.clone(), opts.seed)?;
     let mut u = Unroller::new(sys, opts.encoding, backend)?;
     u.branch_on(branch);
     let search = Search {
@@ -710,6 +746,8 @@ impl Search<'_, '_> {
             solver: self.opts.solver,
             encoding: self.opts.encoding,
             hint_fallback: false,
+            seed: self.opts.seed,
+            searches: 1,
         }
     }
 }

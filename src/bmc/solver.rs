@@ -162,14 +162,25 @@ pub(crate) trait Backend: Sink {
     fn conflicts(&self) -> u64;
 }
 
-/// Makes the backend named by `kind`, watched by `watch`.
-pub(crate) fn make(kind: SolverKind, watch: Rc<Watch>) -> Result<Box<dyn Backend>, BmcError> {
+/// Makes the backend named by `kind`, watched by `watch`. `seed` 0 keeps
+/// the solver's own defaults; any other seed randomises where its search
+/// starts (BatSat: random initial variable activities; CaDiCaL: its
+/// variables shuffled at random), so differently seeded solvers of one
+/// CNF take different paths to the same answer.
+pub(crate) fn make(
+    kind: SolverKind,
+    watch: Rc<Watch>,
+    seed: u32,
+) -> Result<Box<dyn Backend>, BmcError> {
     match kind {
-        SolverKind::Batsat => Ok(Box::new(Batsat::new(watch))),
+        SolverKind::Batsat => Ok(Box::new(Batsat::new(watch, seed))),
         #[cfg(feature = "cadical")]
-        SolverKind::Cadical => Ok(Box::new(Cadical::new(watch))),
+        SolverKind::Cadical => Ok(Box::new(Cadical::new(watch, seed)?)),
         #[cfg(not(feature = "cadical"))]
-        SolverKind::Cadical => Err(BmcError::SolverUnavailable(kind)),
+        SolverKind::Cadical => {
+            let _ = seed;
+            Err(BmcError::SolverUnavailable(kind))
+        }
     }
 }
 
@@ -232,8 +243,16 @@ struct Batsat {
 }
 
 impl Batsat {
-    fn new(watch: Rc<Watch>) -> Batsat {
+    fn new(watch: Rc<Watch>, seed: u32) -> Batsat {
         let mut solver = rustsat_batsat::Solver::<Stopper>::default();
+        if seed != 0 {
+            let opts = batsat::SolverOpts {
+                rnd_init_act: true,
+                random_seed: f64::from(seed),
+                ..batsat::SolverOpts::default()
+            };
+            *solver.batsat_mut() = batsat::Solver::new(opts, Stopper::default());
+        }
         *solver.batsat_mut().cb_mut() = Stopper(Some(watch.clone()));
         Batsat {
             solver,
@@ -293,9 +312,15 @@ struct Cadical {
 
 #[cfg(feature = "cadical")]
 impl Cadical {
-    fn new(watch: Rc<Watch>) -> Cadical {
+    fn new(watch: Rc<Watch>, seed: u32) -> Result<Cadical, BmcError> {
         use rustsat::solvers::{ControlSignal, Terminate};
         let mut solver = rustsat_cadical::CaDiCaL::default();
+        if seed != 0 {
+            let seed = i32::try_from(seed).unwrap_or(i32::MAX);
+            for (name, value) in [("seed", seed), ("shuffle", 1), ("shufflerandom", 1)] {
+                solver.set_option(name, value).map_err(solver_err)?;
+            }
+        }
         let w = watch.clone();
         solver.attach_terminator(move || {
             if w.tick() {
@@ -304,7 +329,7 @@ impl Cadical {
                 ControlSignal::Continue
             }
         });
-        Cadical { solver, watch }
+        Ok(Cadical { solver, watch })
     }
 }
 

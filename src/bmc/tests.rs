@@ -598,6 +598,97 @@ fn an_interrupt_flag_stops_the_search() {
     );
 }
 
+/// Options that race `jobs` searches with no delay (see [`race`]).
+fn raced(jobs: usize, o: BmcOptions) -> impl Fn(&System) -> BmcResult {
+    move |sys| {
+        let o = BmcOptions { jobs, ..o.clone() };
+        race::race(sys, &o, Duration::ZERO).unwrap()
+    }
+}
+
+#[test]
+fn racing_searches_answer_like_one() {
+    let (sys, x) = counter();
+    for solver in solvers() {
+        for jobs in [2, 3] {
+            let o = BmcOptions {
+                count: Some(0),
+                solver,
+                seed: 5,
+                ..Default::default()
+            };
+            let r = raced(jobs, o)(&sys);
+            assert_eq!((r.found(), r.exhausted, r.bound), (2, true, 2), "{solver}");
+            assert!((5..5 + jobs as u32).contains(&r.seed), "{}", r.seed);
+            assert!((1..=jobs).contains(&r.searches));
+            let mut paths: Vec<_> = r.traces.iter().map(|t| ints(t, x)).collect();
+            paths.sort();
+            assert_eq!(paths, [[0, 1, 3], [0, 2, 3]]);
+            // Counting them all never races.
+            let o = BmcOptions {
+                count: Some(0),
+                seed: 5,
+                jobs,
+                ..Default::default()
+            };
+            let r = solve(&sys, &o).unwrap();
+            assert_eq!((r.found(), r.seed, r.searches), (2, 5, 1));
+        }
+    }
+}
+
+#[test]
+fn a_race_keeps_the_deadline_and_the_interrupt() {
+    for solver in solvers() {
+        let o = BmcOptions {
+            timeout: Some(Duration::from_millis(300)),
+            solver,
+            ..Default::default()
+        };
+        let r = raced(2, o)(&pigeonhole(12));
+        assert_eq!(
+            (r.status, r.limit, r.searches),
+            (Status::Unknown, Some(Limit::Timeout), 2),
+            "{solver}"
+        );
+        assert!(r.time >= Duration::from_millis(300), "{:?}", r.time);
+        let flag = Arc::new(AtomicBool::new(false));
+        let o = BmcOptions {
+            interrupt: Some(flag.clone()),
+            solver,
+            ..Default::default()
+        };
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let r = raced(2, o)(&pigeonhole(12));
+        setter.join().unwrap();
+        assert_eq!(
+            (r.status, r.limit, r.searches),
+            (Status::Unknown, Some(Limit::Interrupted), 2),
+            "{solver}"
+        );
+    }
+}
+
+#[test]
+fn a_race_of_budgeted_searches_ends_at_the_budget() {
+    for solver in solvers() {
+        let o = BmcOptions {
+            conflict_limit: Some(20),
+            solver,
+            ..Default::default()
+        };
+        let r = raced(2, o)(&pigeonhole(6));
+        assert_eq!(
+            (r.status, r.limit),
+            (Status::Unknown, Some(Limit::Conflicts(20))),
+            "{solver}"
+        );
+    }
+}
+
 #[test]
 fn progress_reports_bounds_and_sizes() {
     let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();
@@ -1129,6 +1220,13 @@ mod random {
             let r = solve(&hinted, &o).map_err(|e| TestCaseError::fail(format!("{e}\n{hinted:#?}")))?;
             prop_assert_eq!(r.found(), expected, "hint {:?}", hinted.branch_vars);
             prop_assert!(r.exhausted);
+            // Seeded solvers racing, the hint too, change no answer.
+            let o = BmcOptions { seed: (seed % 1000) as u32, ..o };
+            for solver in solvers() {
+                let r = raced(2, BmcOptions { solver, ..o.clone() })(&hinted);
+                prop_assert_eq!(r.found(), expected, "{} raced, seed {}", solver, o.seed);
+                prop_assert!(r.exhausted);
+            }
             // DIMACS of the same unrolling: satisfiable iff solutions exist,
             // and its model decodes to a verified trace.
             let text = dimacs(&sys, k, Encoding::OneHot).unwrap();

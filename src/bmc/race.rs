@@ -1,0 +1,237 @@
+//! Racing searches: a search still running after [`DELAY`] is joined by
+//! copies of itself whose SAT solvers are seeded differently, each on its
+//! own thread; the first to answer wins and the others are stopped.
+//!
+//! Why: on hard puzzles the time of one search depends far more on where
+//! the solver happens to start than on the puzzle (an open 15x15 waypoint
+//! board took 0.5-4 s or over 12 s under different seeds). Racing two
+//! seeds on two cores cuts that tail; a short solve never waits for the
+//! delay, so it stays one search, on one core, with the same answer every
+//! run.
+//!
+//! Input: a [`System`] and [`BmcOptions`] with `jobs ≥ 2`. Output: the
+//! [`BmcResult`] of the winning search, whose own [`BmcResult::seed`]
+//! says which one it was, with [`BmcResult::time`] counted from the start
+//! of the race.
+//!
+//! Invariants: every answer is the answer of one whole [`solve_one`]
+//! (its traces checked against the system as always), so racing changes
+//! which path of a puzzle with several comes back, never the verdict.
+//! A search stopped by its conflict budget does not end the race while
+//! another still runs (that one may answer within its own budget); an
+//! error ends it (an engine bug must not be hidden by a luckier search).
+//! The caller's interrupt flag and deadline hold for every search; the
+//! searches that lose are stopped and joined before this returns.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::{solve_one, BmcError, BmcOptions, BmcResult, Limit};
+use crate::ir::System;
+
+/// How long the first search runs alone: longer than most puzzles take
+/// (9x9 in ~20 ms, 15x15 with blocked cells in ~0.5 s), so only the hard
+/// ones pay for a second search.
+pub(super) const DELAY: Duration = Duration::from_millis(250);
+
+/// How often the race passes on the caller's interrupt flag.
+const POLL: Duration = Duration::from_millis(20);
+
+/// What the searches tell the race, under one lock.
+#[derive(Default)]
+struct Board {
+    /// The race has a winner: searches not yet started must not start.
+    over: bool,
+    /// Searches started so far, and those of them not yet finished.
+    started: usize,
+    running: usize,
+    /// Finished searches' answers, in the order they finished.
+    results: Vec<Result<BmcResult, BmcError>>,
+}
+
+impl Board {
+    /// The finished search that decides the race, if any: an error, or an
+    /// answer not cut short by a conflict budget; when every search that
+    /// started has met its budget, the first of them.
+    fn winner(&self) -> Option<usize> {
+        let decisive = |r: &Result<BmcResult, BmcError>| match r {
+            Ok(r) => !matches!(r.limit, Some(Limit::Conflicts(_))),
+            Err(_) => true,
+        };
+        let found = self.results.iter().position(decisive);
+        let all_done = self.running == 0 && !self.results.is_empty();
+        found.or(all_done.then_some(0))
+    }
+}
+
+/// A started search: finished (with its answer, if it got one) when
+/// dropped, so one that panics still stops counting as running.
+struct Entry<'a> {
+    board: &'a Mutex<Board>,
+    changed: &'a Condvar,
+    answer: Option<Result<BmcResult, BmcError>>,
+}
+
+impl Drop for Entry<'_> {
+    fn drop(&mut self) {
+        let mut b = lock(self.board);
+        b.running -= 1;
+        b.results.extend(self.answer.take());
+        self.changed.notify_all();
+    }
+}
+
+/// Races `opts.jobs` searches of `sys` (see the module documentation);
+/// search `i` (from 0) uses seed `opts.seed + i` and starts after `delay`
+/// unless it is the first.
+pub(super) fn race(
+    sys: &System,
+    opts: &BmcOptions,
+    delay: Duration,
+) -> Result<BmcResult, BmcError> {
+    let started = Instant::now();
+    let stops: Vec<Arc<AtomicBool>> = (0..opts.jobs.max(1)).map(|_| Arc::default()).collect();
+    let board = Mutex::new(Board {
+        started: 1,
+        running: 1,
+        ..Board::default()
+    });
+    let changed = Condvar::new();
+    let winner = thread::scope(|s| {
+        for (i, stop) in stops.iter().enumerate() {
+            let (board, changed) = (&board, &changed);
+            let stop = stop.clone();
+            s.spawn(move || {
+                if i > 0 && !join_after(board, changed, delay) {
+                    return;
+                }
+                let mut entry = Entry {
+                    board,
+                    changed,
+                    answer: None,
+                };
+                let mut o = opts.clone();
+                o.jobs = 1;
+                o.seed = opts.seed.wrapping_add(i as u32);
+                o.interrupt = Some(stop);
+                let offset = started.elapsed();
+                if i > 0 {
+                    // One progress line: the first search's.
+                    o.progress = None;
+                    o.timeout = opts.timeout.map(|t| t.saturating_sub(offset));
+                }
+                entry.answer = Some(solve_one(sys, &o).map(|mut r| {
+                    r.time += offset;
+                    r.time_to_first = r.time_to_first.map(|t| t + offset);
+                    r
+                }));
+            });
+        }
+        let mut b = lock(&board);
+        let won = loop {
+            if let Some(w) = b.winner() {
+                break Some(w);
+            }
+            if b.running == 0 {
+                // Every search that started panicked; the scope passes
+                // the panic on.
+                break None;
+            }
+            if opts
+                .interrupt
+                .as_ref()
+                .is_some_and(|f| f.load(Ordering::Relaxed))
+            {
+                stops.iter().for_each(|f| f.store(true, Ordering::Relaxed));
+            }
+            b = changed
+                .wait_timeout(b, POLL)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        };
+        b.over = true;
+        let winner = won.map(|w| b.results.swap_remove(w));
+        drop(b);
+        stops.iter().for_each(|f| f.store(true, Ordering::Relaxed));
+        changed.notify_all();
+        winner
+    });
+    let searches = lock(&board).started;
+    let mut r = winner.unwrap_or_else(|| Err(BmcError::Solver("every search failed".into())))?;
+    r.searches = searches;
+    Ok(r)
+}
+
+/// Waits `delay` for the race to end; if it has not, joins it (counts
+/// itself started and running) and says so.
+fn join_after(board: &Mutex<Board>, changed: &Condvar, delay: Duration) -> bool {
+    let b = lock(board);
+    let (mut b, _) = changed
+        .wait_timeout_while(b, delay, |b| !b.over)
+        .unwrap_or_else(|e| e.into_inner());
+    if b.over {
+        return false;
+    }
+    b.started += 1;
+    b.running += 1;
+    true
+}
+
+/// The board, even if a thread panicked while holding it.
+fn lock(board: &Mutex<Board>) -> MutexGuard<'_, Board> {
+    board.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bmc::{Phases, SolverKind, Status};
+
+    fn answer(limit: Option<Limit>) -> Result<BmcResult, BmcError> {
+        Ok(BmcResult {
+            status: Status::Unknown,
+            traces: Vec::new(),
+            exhausted: false,
+            unique: None,
+            bound: 0,
+            bound_given: true,
+            limit,
+            vars: 0,
+            clauses: 0,
+            solves: 1,
+            conflicts: 0,
+            time_to_first: None,
+            time: Duration::ZERO,
+            phases: Phases::default(),
+            solver: SolverKind::Batsat,
+            encoding: Default::default(),
+            hint_fallback: false,
+            seed: 0,
+            searches: 1,
+        })
+    }
+
+    fn board(running: usize, results: Vec<Result<BmcResult, BmcError>>) -> Board {
+        Board {
+            over: false,
+            started: running + results.len(),
+            running,
+            results,
+        }
+    }
+
+    #[test]
+    fn a_budget_met_waits_for_the_searches_still_running() {
+        let budget = || answer(Some(Limit::Conflicts(20)));
+        assert_eq!(board(1, vec![]).winner(), None);
+        assert_eq!(board(1, vec![budget()]).winner(), None);
+        assert_eq!(board(0, vec![budget(), budget()]).winner(), Some(0));
+        assert_eq!(board(1, vec![budget(), answer(None)]).winner(), Some(1));
+        let timeout = answer(Some(Limit::Timeout));
+        assert_eq!(board(1, vec![budget(), timeout]).winner(), Some(1));
+        let error = Err(BmcError::Solver("x".into()));
+        assert_eq!(board(1, vec![error, answer(None)]).winner(), Some(0));
+    }
+}
