@@ -213,6 +213,12 @@ pub struct BmcOptions {
     pub count: Option<usize>,
     /// The most solutions `Some(0)` enumerates.
     pub count_cap: usize,
+    /// The most traces [`BmcResult::traces`] keeps: the first ones found.
+    /// Later solutions are still checked, blocked and counted
+    /// ([`BmcResult::found`]), then dropped, so counting thousands of
+    /// long paths does not hold them all (9x9 waypoint: ~0.7 MB each).
+    /// Default: all.
+    pub keep: usize,
     pub solver: SolverKind,
     pub encoding: Encoding,
     /// Give up (status unknown, or fewer solutions than asked) after this
@@ -248,6 +254,7 @@ impl Default for BmcOptions {
             max_bound: 1000,
             count: None,
             count_cap: 10_000,
+            keep: usize::MAX,
             solver: SolverKind::default(),
             encoding: Encoding::default(),
             timeout: None,
@@ -268,6 +275,7 @@ impl fmt::Debug for BmcOptions {
             .field("max_bound", &self.max_bound)
             .field("count", &self.count)
             .field("count_cap", &self.count_cap)
+            .field("keep", &self.keep)
             .field("solver", &self.solver)
             .field("encoding", &self.encoding)
             .field("timeout", &self.timeout)
@@ -333,9 +341,12 @@ impl fmt::Display for Limit {
 #[derive(Clone, Debug)]
 pub struct BmcResult {
     pub status: Status,
-    /// The solutions found, in the order found, each verified by
-    /// [`System::check`]; pairwise different on the solution variables.
+    /// The first solutions found (at most [`BmcOptions::keep`]), in the
+    /// order found; like every solution counted, each verified by
+    /// [`System::check`] and pairwise different on the solution variables.
     pub traces: Vec<Trace>,
+    /// How many solutions were found (the kept ones and the dropped).
+    pub solutions: usize,
     /// Every solution at this bound has been found (the last solve, with
     /// all found ones blocked, was unsatisfiable).
     pub exhausted: bool,
@@ -417,7 +428,7 @@ fn timed<T>(slot: &mut Duration, f: impl FnOnce() -> T) -> T {
 impl BmcResult {
     /// Number of solutions found.
     pub fn found(&self) -> usize {
-        self.traces.len()
+        self.solutions
     }
 }
 
@@ -513,6 +524,7 @@ fn search(
         opts,
         watch,
         traces: Vec::new(),
+        found: 0,
         solves: 0,
         time_to_first: None,
         phases: Phases::default(),
@@ -558,6 +570,8 @@ struct Search<'s, 'o> {
     opts: &'o BmcOptions,
     watch: Rc<Watch>,
     traces: Vec<Trace>,
+    /// Solutions found so far (kept in `traces` or not).
+    found: usize,
     solves: usize,
     time_to_first: Option<Duration>,
     phases: Phases,
@@ -569,7 +583,7 @@ impl Search<'_, '_> {
         if self.opts.prune {
             timed(&mut self.phases.analyse, || self.u.prune_for(k));
             if let Some(trace) = self.determined(k) {
-                self.traces.push(trace);
+                self.keep(trace);
                 self.report(k, Phase::Answered);
                 // No other path exists; say so only when asked for more.
                 let exhausted = self.target() > 1;
@@ -617,7 +631,7 @@ impl Search<'_, '_> {
             })?;
             self.report(k, Phase::Encoded);
             let exhausted = self.enumerate(k, &[goal])?;
-            if !self.traces.is_empty() || self.watch.stopped.get().is_some() {
+            if self.found > 0 || self.watch.stopped.get().is_some() {
                 return Ok(self.finish(k, false, exhausted));
             }
         }
@@ -645,7 +659,7 @@ impl Search<'_, '_> {
             let sink = &mut self.u.sink;
             let answer = timed(&mut self.phases.solve, || sink.solve(assumptions))?;
             self.solves += 1;
-            if answer == Answer::Sat && self.traces.is_empty() {
+            if answer == Answer::Sat && self.found == 0 {
                 self.phases.first_solve = self.phases.solve;
                 self.phases.first_conflicts = self.u.sink.conflicts();
             }
@@ -665,11 +679,20 @@ impl Search<'_, '_> {
             let start = std::time::Instant::now();
             self.block(k, &trace)?;
             self.phases.encode += start.elapsed();
-            self.traces.push(trace);
+            self.keep(trace);
             self.report(k, Phase::Answered);
-            if self.traces.len() >= target {
+            if self.found >= target {
                 return Ok(false);
             }
+        }
+    }
+
+    /// Counts a solution, and keeps it if fewer than
+    /// [`BmcOptions::keep`] are kept.
+    fn keep(&mut self, trace: Trace) {
+        self.found += 1;
+        if self.traces.len() < self.opts.keep {
+            self.traces.push(trace);
         }
     }
 
@@ -701,7 +724,7 @@ impl Search<'_, '_> {
             vars: self.u.n_vars() as usize,
             clauses: self.u.n_clauses(),
             solves: self.solves,
-            found: self.traces.len(),
+            found: self.found,
             solve_elapsed: Duration::ZERO,
             elapsed: Duration::ZERO,
         });
@@ -709,7 +732,7 @@ impl Search<'_, '_> {
     }
 
     fn finish(self, k: usize, bound_given: bool, exhausted: bool) -> BmcResult {
-        let found = self.traces.len();
+        let found = self.found;
         let limit = self.watch.stopped.get().or_else(|| {
             (self.opts.count == Some(0) && !exhausted && found >= self.target())
                 .then_some(Limit::CountCap(found))
@@ -731,6 +754,7 @@ impl Search<'_, '_> {
         BmcResult {
             status,
             traces: self.traces,
+            solutions: found,
             exhausted,
             unique,
             bound: k,

@@ -193,6 +193,7 @@ mod tests {
         Ok(BmcResult {
             status: Status::Unknown,
             traces: Vec::new(),
+            solutions: 0,
             exhausted: false,
             unique: None,
             bound: 0,

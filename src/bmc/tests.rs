@@ -97,6 +97,32 @@ fn counts_every_path_at_the_shortest_and_at_an_exact_bound() {
 }
 
 #[test]
+fn counting_keeps_only_the_first_traces_asked_for() {
+    let (sys, x) = counter();
+    let all = solve(
+        &sys,
+        &BmcOptions {
+            count: Some(0),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    for keep in [0, 1, 2, 3] {
+        let o = BmcOptions {
+            count: Some(0),
+            keep,
+            ..Default::default()
+        };
+        let r = solve(&sys, &o).unwrap();
+        assert_eq!((r.found(), r.exhausted, r.unique), (2, true, Some(false)));
+        assert_eq!(r.traces.len(), keep.min(2));
+        for (t, first) in r.traces.iter().zip(&all.traces) {
+            assert_eq!(ints(t, x), ints(first, x));
+        }
+    }
+}
+
+#[test]
 fn count_two_decides_uniqueness_and_count_one_does_not() {
     let (mut sys, _) = counter();
     sys.bound = Some(3);

@@ -398,6 +398,9 @@ fn solve_bmc(
             encoding: encoding(args.encoding),
             timeout: timeout.map(|t| t.saturating_sub(began.elapsed())),
             conflict_limit: model.conflict_budget.filter(|_| !last),
+            // The first path is shown; a second one, when there is one,
+            // goes through the puzzle's checker too.
+            keep: 2,
             seed: args.seed,
             jobs: args.jobs.map_or_else(default_jobs, |n| n as usize),
             ..BmcOptions::default()
