@@ -5,7 +5,9 @@
 # numbers) and times `checkmate solve --count 2 --json` on each, one run.
 # One markdown row per (variant, size, blocked): the answers (unique,
 # 2+, unsat, timeout; every answer the binary prints has passed its own
-# checks), the slowest CPU time and how many finished within 2 s.
+# checks), the slowest wall and CPU times and how many finished within
+# 2 s of wall time (what a user waits: on a hard puzzle `solve` races two
+# searches on two cores, see `--jobs`, so CPU can be twice the wall).
 # Where bench-fresh.sh looks closely at one kind of board, this looks
 # for the kinds that miss the target. Release build.
 #
@@ -36,35 +38,37 @@ done
 checkmate_setup
 
 echo "checkmate $bin_label (release); gen-grid.py defaults, seeds $seeds;" \
-    "solve --count 2; CPU s, one run each; timeout $limit s"
+    "solve --count 2; wall and CPU s, one run each; timeout $limit s"
 echo
-echo "| variant | size | blocked | puzzles | unique | 2+ | unsat | timeout | slowest (s) | within 2 s |"
-echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| variant | size | blocked | puzzles | unique | 2+ | unsat | timeout | slowest wall (s) | slowest CPU (s) | within 2 s |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for variant in ${variants//,/ }; do
     for size in ${sizes//,/ }; do
         rows=${size%x*} cols=${size#*x}
         for blocked in $(printf '%s\n' 0 $((rows * cols / 10)) | sort -un); do
             declare -A n=([unique]=0 [2+]=0 [unsat]=0 [timeout]=0)
-            puzzles=0 within=0 slowest=0
+            puzzles=0 within=0 slowest=0 slowest_cpu=0
             for seed in $(seq "${seeds%-*}" "${seeds#*-}"); do
                 f=$tmp/p.txt
                 python3 scripts/gen-grid.py "$variant" "$rows" "$cols" \
                     --blocked "$blocked" --seed "$seed" >"$f"
-                read -r cpu _ _ status < <(measure "$limit" "$tmp/out" \
+                read -r cpu wall _ status < <(measure "$limit" "$tmp/out" \
                     "$bin" solve --count 2 --json --quiet --timeout "$limit" "$f")
                 puzzles=$((puzzles + 1))
                 if [[ $status != ok ]] || ! grep -q '"unique"' "$tmp/out"; then
                     n[timeout]=$((n[timeout] + 1))
-                    slowest=">$limit"
+                    slowest=">$limit" slowest_cpu=">$limit"
                     continue
                 fi
                 answer=$(solve_answer "$tmp/out")
                 n[$answer]=$((n[$answer] + 1))
-                awk -v t="$cpu" 'BEGIN { exit !(t <= 2) }' && within=$((within + 1))
-                [[ $slowest == ">"* ]] || slowest=$(awk -v a="$slowest" -v b="$cpu" 'BEGIN { print (b > a ? b : a) }')
+                awk -v t="$wall" 'BEGIN { exit !(t <= 2) }' && within=$((within + 1))
+                [[ $slowest == ">"* ]] || slowest=$(awk -v a="$slowest" -v b="$wall" 'BEGIN { print (b > a ? b : a) }')
+                [[ $slowest_cpu == ">"* ]] || slowest_cpu=$(awk -v a="$slowest_cpu" -v b="$cpu" 'BEGIN { print (b > a ? b : a) }')
             done
             [[ $slowest == ">"* ]] || slowest=$(printf '%.2f' "$slowest")
-            echo "| $variant | $size | $blocked | $puzzles | ${n[unique]} | ${n[2+]} | ${n[unsat]} | ${n[timeout]} | $slowest | $within |"
+            [[ $slowest_cpu == ">"* ]] || slowest_cpu=$(printf '%.2f' "$slowest_cpu")
+            echo "| $variant | $size | $blocked | $puzzles | ${n[unique]} | ${n[2+]} | ${n[unsat]} | ${n[timeout]} | $slowest | $slowest_cpu | $within |"
             unset n
         done
     done
