@@ -10,7 +10,10 @@
 #
 # Times are CPU seconds (user + system) of the measured process, median of
 # RUNS runs (NUSMV_RUNS for NuSMV, default RUNS): the machine is shared, and CPU time is what contention disturbs
-# least. Every run is killed after TIMEOUT seconds; a run that hits it is
+# least. Beside them, the wall time of `--count 2` (what a user waits: on
+# a hard puzzle `solve` races two seeded searches on two cores, `--jobs`,
+# so its CPU time can be up to twice its wall time; puzzles answered
+# within a quarter of a second never race). Every run is killed after TIMEOUT seconds; a run that hits it is
 # shown as ">T" and not repeated. Release build. The answer column is
 # checkmate's (unique, 2+ = at least two solutions, unsat); an answer that
 # disagrees with the file's label, or a NuSMV verdict that disagrees with
@@ -81,11 +84,12 @@ fi
 checkmate_setup
 
 # timed LABEL CMD...: runs CMD up to $n times (stops after a timeout);
-# sets T (median CPU seconds, or ">limit"), KB (largest peak memory), OUT
+# sets T (median CPU seconds, or ">limit"), W (median wall seconds, or
+# ">limit"), KB (largest peak memory), OUT
 # (the output of the last run) and ST (its status: ok, error or timeout).
 timed() {
     local label=$1; shift
-    local cpus=() cpu wall kb status
+    local cpus=() walls=() cpu wall kb status
     KB=0
     OUT=$tmp/$label.out
     for ((i = 0; i < n; i++)); do
@@ -94,11 +98,14 @@ timed() {
         ((kb > KB)) && KB=$kb
         if [[ $status == timeout ]]; then
             T=">$limit"
+            W=">$limit"
             return
         fi
         cpus+=("$cpu")
+        walls+=("$wall")
     done
     T=$(printf '%s\n' "${cpus[@]}" | median)
+    W=$(printf '%s\n' "${walls[@]}" | median)
 }
 
 # ratio A B: "A / B" as "123×" (">123×" when A timed out).
@@ -135,8 +142,8 @@ version=$(nusmv_version "$nusmv" || echo "NuSMV: not run")
 echo "checkmate $bin_label (release, batsat); $version;"
 echo "CPU seconds, median of $runs runs ($nusmv_runs for NuSMV); timeout ${limit} s; ratios = NuSMV / checkmate time to first solution"
 echo
-header="| puzzle | open | bound | vars | clauses | answer | first (s) | unique (s) | peak MB |"
-rule="|---|---:|---:|---:|---:|---|---:|---:|---:|"
+header="| puzzle | open | bound | vars | clauses | answer | first (s) | unique (s) | unique wall (s) | peak MB |"
+rule="|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"
 ((nusmv_bdd)) && { header+=" NuSMV BDD (s) | BDD/bmc |"; rule+="---:|---:|"; }
 ((nusmv_bmc)) && { header+=" NuSMV BMC (s) | BMC/bmc |"; rule+="---:|---:|"; }
 echo "$header"
@@ -155,10 +162,11 @@ for f in "${files[@]}"; do
     [[ $(answer "$OUT") == @(unknown|error) ]] && first=">$limit"
     timed unique "$bin" solve --count 2 --json --quiet --timeout "$limit" "$f"
     unique=$T
+    unique_wall=$W
     verdict=$(answer "$OUT")
     # Killed at the limit (before its own --timeout answered): no output.
     [[ $ST == timeout ]] && verdict=timeout
-    [[ $verdict == @(unknown|error|timeout) ]] && unique=">$limit"
+    [[ $verdict == @(unknown|error|timeout) ]] && unique=">$limit" unique_wall=">$limit"
     # The file's own label (scripts/gen-grid.py --unique/--ambiguous/--unsat).
     label=$(grep -m1 -o '^# \(unique\|ambiguous\|unsat\):' "$f" | tr -d '#: ' || true)
     [[ $label == ambiguous ]] && label=2+
@@ -166,7 +174,7 @@ for f in "${files[@]}"; do
         verdict+=" (LABEL SAYS $label)"
     fi
     mb=$(awk -v kb="$KB" 'BEGIN { printf "%.0f", kb / 1024 }')
-    row="| $name | $((k + 1)) | $k | $vars | $clauses | $verdict | $(fmt "$first") | $(fmt "$unique") | $mb |"
+    row="| $name | $((k + 1)) | $k | $vars | $clauses | $verdict | $(fmt "$first") | $(fmt "$unique") | $(fmt "$unique_wall") | $mb |"
 
     for engine in bdd bmc; do
         [[ $engine == bdd ]] && ((!nusmv_bdd)) && continue

@@ -9,6 +9,19 @@
 //! delay, so it stays one search, on one core, with the same answer every
 //! run.
 //!
+//! Measured (open 15x15 waypoint boards, `gen-grid.py --blocked 0`,
+//! seeds 1-24, `solve --count 2` with one search each, conflicts to the
+//! answer, a 20 s cap counted as over): BatSat's defaults (seed 0) median
+//! 14.6k, 7 of 24 within 6k (about 2 s here), 4 capped; seed 1 (random
+//! initial activities) 11.8k, 9, 3 capped; the better of the two, which
+//! is what the race answers with, 6.0k, 12, 1 capped. Seed 0 with seed 2
+//! instead: 7.7k, 11, 3. The second search without the branching hint
+//! (`System::branch_vars`) diversifies worse: with seed 0 10.2k, 7, 2;
+//! alone 22.6k. Timed races (`scripts/bench-fresh.sh --blocked 0`, seeds
+//! 1-12, wall s): within 2 s 5 -> 7 of 12, the slowest >20 -> 4.9 s; two
+//! searches slow each other somewhat (they share the memory bus), so a
+//! puzzle the first search answers alone anyway can take longer.
+//!
 //! Input: a [`System`] and [`BmcOptions`] with `jobs ≥ 2`. Output: the
 //! [`BmcResult`] of the winning search, whose own [`BmcResult::seed`]
 //! says which one it was, with [`BmcResult::time`] counted from the start
