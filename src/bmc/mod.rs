@@ -23,7 +23,10 @@
 //!   [`Status::Unknown`];
 //! * counting blocks each solution on [`System::solution_vars`] (every
 //!   variable when empty) at every step and solves again, at the same
-//!   bound.
+//!   bound;
+//! * with [`BmcOptions::jobs`] above 1, a search still running after a
+//!   quarter of a second is joined by differently seeded ones on other
+//!   threads, and the first answer wins (`race`).
 //!
 //! Steps are 0-based (state `i` of a trace is step `i`; a bound `k` means
 //! `k` transitions and `k + 1` states).
@@ -477,8 +480,9 @@ pub enum BmcError {
 /// is unsatisfiable whatever the solver branched on.
 ///
 /// With [`BmcOptions::jobs`] above 1 (and at most two solutions asked
-/// for), searches race ([`race`]): the answer is one of theirs, so on a puzzle with several solutions which
-/// path comes back may vary from run to run (the verdict does not).
+/// for), searches race ([`race`]): the answer is one of theirs, so on a
+/// puzzle with several solutions which path comes back may vary from run
+/// to run (the verdict does not).
 pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
     let few = opts.count.is_none_or(|n| (1..=2).contains(&n));
     if opts.jobs > 1 && few {

@@ -177,10 +177,7 @@ pub(crate) fn make(
         #[cfg(feature = "cadical")]
         SolverKind::Cadical => Ok(Box::new(Cadical::new(watch, seed)?)),
         #[cfg(not(feature = "cadical"))]
-        SolverKind::Cadical => {
-            let _ = seed;
-            Err(BmcError::SolverUnavailable(kind))
-        }
+        SolverKind::Cadical => Err(BmcError::SolverUnavailable(kind)),
     }
 }
 
