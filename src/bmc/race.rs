@@ -49,6 +49,12 @@ use crate::ir::System;
 /// ones pay for a second search.
 pub(super) const DELAY: Duration = Duration::from_millis(250);
 
+/// The stack of a search's thread: the analysis and the encoder recurse
+/// over expressions, and on the caller's thread they had the main
+/// thread's (8 MB by default), not a spawned thread's 2 MB. Only what is
+/// touched is ever allocated.
+const STACK: usize = 64 << 20;
+
 /// How often the race passes on the caller's interrupt flag.
 const POLL: Duration = Duration::from_millis(20);
 
@@ -116,31 +122,45 @@ pub(super) fn race(
         for (i, stop) in stops.iter().enumerate() {
             let (board, changed) = (&board, &changed);
             let stop = stop.clone();
-            s.spawn(move || {
-                if i > 0 && !join_after(board, changed, delay) {
-                    return;
+            let spawned = thread::Builder::new()
+                .name(format!("bmc-search-{i}"))
+                .stack_size(STACK)
+                .spawn_scoped(s, move || {
+                    if i > 0 && !join_after(board, changed, delay) {
+                        return;
+                    }
+                    let mut entry = Entry {
+                        board,
+                        changed,
+                        answer: None,
+                    };
+                    let mut o = opts.clone();
+                    o.jobs = 1;
+                    o.seed = opts.seed.wrapping_add(i as u32);
+                    o.interrupt = Some(stop);
+                    let offset = started.elapsed();
+                    if i > 0 {
+                        // One progress line: the first search's.
+                        o.progress = None;
+                        o.timeout = opts.timeout.map(|t| t.saturating_sub(offset));
+                    }
+                    entry.answer = Some(solve_one(sys, &o).map(|mut r| {
+                        r.time += offset;
+                        r.time_to_first = r.time_to_first.map(|t| t + offset);
+                        r
+                    }));
+                });
+            if let Err(e) = spawned {
+                // A later search that cannot start just does not race;
+                // the first one must.
+                if i == 0 {
+                    let mut b = lock(board);
+                    b.running -= 1;
+                    b.results.push(Err(BmcError::Solver(format!(
+                        "cannot start a search thread: {e}"
+                    ))));
                 }
-                let mut entry = Entry {
-                    board,
-                    changed,
-                    answer: None,
-                };
-                let mut o = opts.clone();
-                o.jobs = 1;
-                o.seed = opts.seed.wrapping_add(i as u32);
-                o.interrupt = Some(stop);
-                let offset = started.elapsed();
-                if i > 0 {
-                    // One progress line: the first search's.
-                    o.progress = None;
-                    o.timeout = opts.timeout.map(|t| t.saturating_sub(offset));
-                }
-                entry.answer = Some(solve_one(sys, &o).map(|mut r| {
-                    r.time += offset;
-                    r.time_to_first = r.time_to_first.map(|t| t + offset);
-                    r
-                }));
-            });
+            }
         }
         let mut b = lock(&board);
         let won = loop {
