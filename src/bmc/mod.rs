@@ -246,7 +246,8 @@ pub struct BmcOptions {
     /// to answer wins. Only when one or two solutions are asked for (no
     /// `count`, or `Some(1)`, `Some(2)`): counting more is one long
     /// enumeration whatever the seed, and racing it would only double
-    /// its time and memory.
+    /// its time and memory. Never with a [`BmcOptions::conflict_limit`]
+    /// (see [`race`]).
     pub jobs: usize,
 }
 
@@ -479,13 +480,13 @@ pub enum BmcError {
 /// trace is still checked against the system, and an unsatisfiable CNF
 /// is unsatisfiable whatever the solver branched on.
 ///
-/// With [`BmcOptions::jobs`] above 1 (and at most two solutions asked
-/// for), searches race ([`race`]): the answer is one of theirs, so on a
+/// With [`BmcOptions::jobs`] above 1 (at most two solutions asked for,
+/// no conflict budget), searches race ([`race`]): the answer is one of theirs, so on a
 /// puzzle with several solutions which path comes back may vary from run
 /// to run (the verdict does not).
 pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
     let few = opts.count.is_none_or(|n| (1..=2).contains(&n));
-    if opts.jobs > 1 && few {
+    if opts.jobs > 1 && few && opts.conflict_limit.is_none() {
         race::race(sys, opts, race::DELAY)
     } else {
         solve_one(sys, opts)

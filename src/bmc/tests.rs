@@ -699,19 +699,38 @@ fn a_race_keeps_the_deadline_and_the_interrupt() {
 }
 
 #[test]
-fn a_race_of_budgeted_searches_ends_at_the_budget() {
+fn a_race_ends_at_the_first_budget_met_and_solve_never_races_one() {
     for solver in solvers() {
         let o = BmcOptions {
             conflict_limit: Some(20),
             solver,
             ..Default::default()
         };
-        let r = raced(2, o)(&pigeonhole(6));
+        let r = raced(2, o.clone())(&pigeonhole(6));
         assert_eq!(
             (r.status, r.limit),
             (Status::Unknown, Some(Limit::Conflicts(20))),
             "{solver}"
         );
+        // Past the race's delay, under a budget it does not meet: one
+        // search all the same.
+        let o = BmcOptions {
+            jobs: 2,
+            conflict_limit: Some(u64::MAX),
+            timeout: Some(race::DELAY * 2),
+            ..o
+        };
+        let r = solve(&pigeonhole(12), &o).unwrap();
+        assert_eq!((r.limit, r.searches), (Some(Limit::Timeout), 1));
+        let r = solve(
+            &pigeonhole(12),
+            &BmcOptions {
+                conflict_limit: None,
+                ..o
+            },
+        )
+        .unwrap();
+        assert_eq!((r.limit, r.searches), (Some(Limit::Timeout), 2));
     }
 }
 
