@@ -240,14 +240,15 @@ pub struct BmcOptions {
     /// The SAT solver's random seed: 0 (the default) keeps its own
     /// defaults, others randomise where its search starts.
     pub seed: u32,
-    /// How many searches may race ([`race`]): `1` (the default) searches
-    /// once; with more, a search still running after [`race::DELAY`] is
+    /// How many searches may race (the `race` module): `1` (the default)
+    /// searches once; with more, a search still running after a quarter
+    /// of a second is
     /// joined by others seeded `seed + 1`, `seed + 2`, …, and the first
     /// to answer wins. Only when one or two solutions are asked for (no
     /// `count`, or `Some(1)`, `Some(2)`): counting more is one long
     /// enumeration whatever the seed, and racing it would only double
     /// its time and memory. Never with a [`BmcOptions::conflict_limit`]
-    /// (see [`race`]).
+    /// (a cheap first try; see the `race` module).
     pub jobs: usize,
 }
 
@@ -481,9 +482,9 @@ pub enum BmcError {
 /// is unsatisfiable whatever the solver branched on.
 ///
 /// With [`BmcOptions::jobs`] above 1 (at most two solutions asked for,
-/// no conflict budget), searches race ([`race`]): the answer is one of theirs, so on a
-/// puzzle with several solutions which path comes back may vary from run
-/// to run (the verdict does not).
+/// no conflict budget), searches race (the `race` module): the answer is
+/// one of theirs, so on a puzzle with several solutions which path comes
+/// back may vary from run to run (the verdict does not).
 pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
     let few = opts.count.is_none_or(|n| (1..=2).contains(&n));
     if opts.jobs > 1 && few && opts.conflict_limit.is_none() {

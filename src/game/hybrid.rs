@@ -9,7 +9,7 @@
 //! or one play.
 //!
 //! Nodes with more than [`Options::symbolic_above`] codes still possible
-//! are worked *symbolically* ([`symbolic`]): the knowledge is a formula,
+//! are worked *symbolically* (the `symbolic` module): the knowledge is a formula,
 //! phase 1 and 2 work from its fixed variables (backbone) and history,
 //! and every outcome of every kept experiment is counted exactly by
 //! #SAT, so no code is listed. A game with more than

@@ -1,13 +1,13 @@
 //! [`Trace`] of a compiled grid system → [`Solution`].
 //!
 //! Input: a puzzle and a trace over the variables of the system that
-//! [`super::compile`] built for it (any engine's). Output: the path, one
+//! [`super::compile()`] built for it (any engine's). Output: the path, one
 //! board cell per step, read from `pos` ([`super::compile::POS`]) in the
 //! first `n` states (`n` = open cells). Later states, if any, are the
 //! stuttering extension of a solved path (NuSMV's BDD engine prints a
 //! lasso) and are ignored here; the IR evaluator checks them.
 //!
-//! Decoding does not verify the path: [`super::check`] does, independently.
+//! Decoding does not verify the path: [`super::check()`] does, independently.
 
 use thiserror::Error;
 

@@ -10,11 +10,11 @@
 //! | [`Variant::Hidato`] | orthogonal and diagonal | the cell is the `k`-th cell of the path |
 //!
 //! The stages, one submodule each:
-//! * [`parse`]: puzzle text → [`Puzzle`] (validated; errors carry line:column);
-//! * [`compile`]: [`Puzzle`] → [`crate::ir::System`] whose solutions are the
+//! * [`parse`](mod@parse): puzzle text → [`Puzzle`] (validated; errors carry line:column);
+//! * [`compile`](mod@compile): [`Puzzle`] → [`crate::ir::System`] whose solutions are the
 //!   puzzle's solutions;
-//! * [`decode`]: a [`crate::ir::Trace`] of that system → [`Solution`];
-//! * [`check`]: an independent verifier of a [`Solution`] (never uses the IR);
+//! * [`decode`](mod@decode): a [`crate::ir::Trace`] of that system → [`Solution`];
+//! * [`check`](mod@check): an independent verifier of a [`Solution`] (never uses the IR);
 //! * [`render`]: a [`Solution`] as a terminal grid, box-drawn path or JSON.
 //!
 //! Invariants of a [`Puzzle`] (established by [`Puzzle::new`], which the
@@ -406,7 +406,7 @@ impl Puzzle {
 
 impl fmt::Display for Puzzle {
     /// The puzzle file format: `name:` (if any), `variant:`, then the rows
-    /// with right-aligned tokens. [`parse`] reads it back to an equal puzzle.
+    /// with right-aligned tokens. [`parse()`] reads it back to an equal puzzle.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(name) = &self.name {
             writeln!(f, "name: {name}")?;

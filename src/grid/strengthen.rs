@@ -819,7 +819,7 @@ pub fn legs(p: &Puzzle, v: &GridVars, sys: &mut System) {
 
 /// `cycles` (adds [`path_order`] if needed): the successors never close
 /// a short cycle: on an orthogonal grid, the boundary of any polyomino
-/// of up to [`RING_SQUARES`] unit squares between cell centres (lengths
+/// of up to `RING_SQUARES` unit squares between cell centres (lengths
 /// 4 to 8: the 2x2 block, the 2x3 ring, ...); with king moves, the
 /// triangles of a 2x2 block. The ranks forbid every cycle, but only once
 /// the ranks along it are known; these clauses forbid the short ones

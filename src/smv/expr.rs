@@ -4,7 +4,7 @@
 //! Output: the expression in the NuSMV 2.5 / nuXmv concrete syntax, with
 //! exactly the parentheses the precedence rules need, plus two for the
 //! reader: `&` inside `|` and operands of `->`/`<->` that are themselves
-//! `->`/`<->` are parenthesised. [`lines`] breaks a long expression into
+//! `->`/`<->` are parenthesised. `lines` breaks a long expression into
 //! lines at its top-level `&`/`|`/`+`, packing short operands.
 //!
 //! Spelling: `Count` → `count(a, b, …)` (accepted by NuSMV 2.5.4 and

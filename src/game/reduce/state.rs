@@ -662,7 +662,7 @@ impl<'r, 's> State<'r, 's> {
     /// that position alone (`class[s]`, the least symbol of `s`'s class;
     /// `None`: no such symmetry at the position). Swapping `a` and `b` at
     /// position `k` with π exchanging `M(a)` and `M(b)` for the mappings
-    /// read there ([`State::positional_maps`]) maps the experiment to one
+    /// read there (`State::positional_maps`) maps the experiment to one
     /// differing only at `k`, changes no other position's variables, and
     /// is a symmetry when π keeps fixed values and the codes still
     /// possible. Phase 1 tries only the least symbol of each class there.
