@@ -346,7 +346,9 @@ impl Backend for Cadical {
         self.watch.begin_solve();
         use rustsat::solvers::LimitConflicts;
         let left = self.watch.conflicts_left();
-        let left = left.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        // rustsat hands CaDiCaL the limit as an `i32` (and fails on more):
+        // a budget past that is no limit a solve could reach anyway.
+        let left = left.and_then(|n| u32::try_from(n).ok().filter(|&n| n <= i32::MAX as u32));
         self.solver.limit_conflicts(left).map_err(solver_err)?;
         let before = self.conflicts();
         let r = self.solver.solve_assumps(assumptions).map_err(solver_err)?;
