@@ -110,6 +110,33 @@ fn seeds_and_races_keep_the_answer() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
+/// Ctrl-C stops a long count where it is and still prints what it found.
+#[test]
+fn ctrl_c_stops_a_count_and_keeps_what_it_found() {
+    // 6,599 paths: counting them all takes far longer than the wait.
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_checkmate"))
+        .args(["solve", "models/bench/waypoint-9x9-s1.txt", "--count", "0"])
+        .args(["--json", "--quiet"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: signals a child this test started and has not waited for.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let o = child.wait_with_output().unwrap();
+    let j = json(&o);
+    assert_eq!(j["status"], "solved", "{j}");
+    let n = j["solutions"].as_u64().unwrap();
+    assert!((1..6599).contains(&n), "{j}");
+    assert_ne!(j["unique"], true, "{j}");
+    assert_eq!(j["stopped"], "interrupted", "{j}");
+}
+
 /// A numbrix puzzle with three numbers: `solve` moves on from its first
 /// model (see `grid::strengthen::sat_models`) and still answers, checked.
 #[test]

@@ -8,6 +8,8 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Once, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
@@ -397,6 +399,7 @@ fn solve_bmc(
             solver,
             encoding: encoding(args.encoding),
             timeout: timeout.map(|t| t.saturating_sub(began.elapsed())),
+            interrupt: Some(ctrl_c()),
             conflict_limit: model.conflict_budget.filter(|_| !last),
             // The first path is shown; a second one, when there is one,
             // goes through the puzzle's checker too.
@@ -419,6 +422,34 @@ fn solve_bmc(
         drop((system, result));
     }
     Err(anyhow::anyhow!("no model to solve the puzzle with"))
+}
+
+/// A flag the first Ctrl-C sets (installed on first use): a bmc solve
+/// then stops where it is and still prints what it found (`unknown`, or
+/// the solutions counted so far); a second Ctrl-C ends the process as
+/// usual.
+fn ctrl_c() -> Arc<AtomicBool> {
+    static FLAG: OnceLock<Arc<AtomicBool>> = OnceLock::new();
+    static INSTALL: Once = Once::new();
+    extern "C" fn on_sigint(_: libc::c_int) {
+        // Async-signal-safe: an atomic load and store, and `signal`.
+        if let Some(f) = FLAG.get() {
+            f.store(true, Ordering::Relaxed);
+        }
+        // SAFETY: restoring the default disposition of SIGINT.
+        unsafe {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+        }
+    }
+    let flag = FLAG.get_or_init(Arc::default).clone();
+    INSTALL.call_once(|| {
+        let handler: extern "C" fn(libc::c_int) = on_sigint;
+        // SAFETY: the handler only touches an initialised atomic flag.
+        unsafe {
+            libc::signal(libc::SIGINT, handler as libc::sighandler_t);
+        }
+    });
+    flag
 }
 
 /// Compiles `puzzle` with `options` and solves it with the built-in
@@ -472,7 +503,12 @@ fn bmc_report(
     }
     phase_done("verify", start);
     let mut report = match result.status {
-        Status::Solved => Report::solved(puzzle, solutions.swap_remove(0), "bmc", result.bound),
+        Status::Solved => {
+            let mut r = Report::solved(puzzle, solutions.swap_remove(0), "bmc", result.bound);
+            // A count cut short (timeout, Ctrl-C, the cap) says why.
+            r.note = result.limit.map(|l| format!("stopped early: {l}"));
+            r
+        }
         Status::Unsat => Report::unsat(puzzle, "bmc", result.bound),
         Status::Unknown => Report::unknown(
             puzzle,
@@ -481,6 +517,7 @@ fn bmc_report(
             result.limit.map(|l| l.to_string()),
         ),
     };
+    report.json.stopped = result.limit.map(|l| l.to_string());
     if args.count.is_some() {
         report.json.solutions = Some(result.found());
         report.json.unique = Some(result.unique);

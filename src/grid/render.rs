@@ -43,6 +43,10 @@ pub struct JsonSolution {
     pub solutions: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unique: Option<Option<bool>>,
+    /// The limit that stopped the search early (`timeout`, `interrupted`,
+    /// the count cap, ...): the answer is what was found by then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
 }
 
 impl JsonSolution {
@@ -78,6 +82,7 @@ impl JsonSolution {
             bound,
             solutions: None,
             unique: None,
+            stopped: None,
         }
     }
 }
