@@ -914,8 +914,16 @@ impl Domains {
         }
     }
 
-    /// Computes the domains of `sys` unrolled to bound `k`.
+    /// Computes the domains of `sys` unrolled to bound `k`, to the end.
+    #[cfg(test)]
     pub fn compute(sys: &System, k: usize) -> Domains {
+        Domains::compute_until(sys, k, &|| false)
+    }
+
+    /// Computes the domains of `sys` unrolled to bound `k`, stopping
+    /// early (with sets that are larger, still sound) once `stop` says so
+    /// (a deadline, an interrupt, a lost race); it is asked once per step.
+    pub fn compute_until(sys: &System, k: usize, stop: &dyn Fn() -> bool) -> Domains {
         let mut d = Domains::full(sys, k);
         if d.bits.len() >= Tick::MAX as usize {
             // More removals than ticks could count: no pruning (sound).
@@ -937,6 +945,10 @@ impl Domains {
         // that look ahead would find little entailed and prune little).
         d.invar_only = true;
         for t in 0..=k {
+            if stop() {
+                d.arena = Vec::new();
+                return d;
+            }
             d.image(&m, t);
             d.support(&m, t);
         }
@@ -965,7 +977,7 @@ impl Domains {
                     changed[t] = tick;
                     any = true;
                 }
-                if d.work > BUDGET {
+                if d.work > BUDGET || stop() {
                     break 'passes;
                 }
             }
@@ -2158,6 +2170,28 @@ mod tests {
         let d = Domains::compute(&sys, 6);
         let allowed: Vec<usize> = (0..6).filter(|&j| d.allowed(x, 3)[j]).collect();
         assert_eq!(allowed, [2, 3]);
+        // Stopped after a few steps, the sets are larger, never smaller.
+        let full = Domains::compute(&sys, 6);
+        for after in 0..12 {
+            let asked = std::cell::Cell::new(0);
+            let stop = || {
+                asked.set(asked.get() + 1);
+                asked.get() > after
+            };
+            let early = Domains::compute_until(&sys, 6, &stop);
+            assert!(asked.get() > after.min(1), "stop asked {}", asked.get());
+            for t in 0..=6 {
+                for j in 0..6 {
+                    assert!(
+                        !full.allowed(x, t)[j] || early.allowed(x, t)[j],
+                        "{after}: {t} {j}"
+                    );
+                }
+            }
+            if after == 0 {
+                assert!((0..=6).all(|t| early.allowed(x, t).iter().all(|&a| a)));
+            }
+        }
     }
 
     #[test]

@@ -550,7 +550,7 @@ fn search(
 pub fn dimacs(sys: &System, k: usize, encoding: Encoding) -> Result<String, BmcError> {
     let mut u = Unroller::new(sys, encoding, ClauseLog::default())?;
     u.keep_labels();
-    u.prune_for(k);
+    u.prune_for(k, &|| false);
     u.extend_to(k)?;
     u.assert_goal(k)?;
     let header = vec![
@@ -587,7 +587,10 @@ impl Search<'_, '_> {
     /// Solves at exactly bound `k`.
     fn exact(mut self, k: usize) -> Result<BmcResult, BmcError> {
         if self.opts.prune {
-            timed(&mut self.phases.analyse, || self.u.prune_for(k));
+            let watch = &self.watch;
+            timed(&mut self.phases.analyse, || {
+                self.u.prune_for(k, &|| watch.check())
+            });
             if let Some(trace) = self.determined(k) {
                 self.keep(trace);
                 self.report(k, Phase::Answered);

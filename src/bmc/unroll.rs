@@ -340,10 +340,11 @@ impl<'s, S: Sink> Unroller<'s, S> {
     }
 
     /// Restricts the encoding to the values a solution of length `k` can
-    /// have (see [`super::domains`]); call before the first frame.
-    pub fn prune_for(&mut self, k: usize) {
+    /// have (see [`super::domains`]); call before the first frame. Once
+    /// `stop` says so the analysis ends where it is (still sound).
+    pub fn prune_for(&mut self, k: usize, stop: &dyn Fn() -> bool) {
         if self.copies.is_empty() {
-            self.domains = Some(Domains::compute(self.sys, k));
+            self.domains = Some(Domains::compute_until(self.sys, k, stop));
         }
     }
 
