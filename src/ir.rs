@@ -27,6 +27,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use thiserror::Error;
 
@@ -70,7 +71,7 @@ impl Domain {
         match self {
             Domain::Bool => vec![Value::Bool(false), Value::Bool(true)],
             Domain::Range { lo, hi } => (*lo..=*hi).map(Value::Int).collect(),
-            Domain::Enum(syms) => syms.iter().map(|s| Value::Sym(s.clone())).collect(),
+            Domain::Enum(syms) => syms.iter().map(|s| Value::Sym(s.as_str().into())).collect(),
         }
     }
 
@@ -86,7 +87,7 @@ impl Domain {
         match (self, v) {
             (Domain::Bool, Value::Bool(_)) => true,
             (Domain::Range { lo, hi }, Value::Int(i)) => lo <= i && i <= hi,
-            (Domain::Enum(syms), Value::Sym(s)) => syms.contains(s),
+            (Domain::Enum(syms), Value::Sym(s)) => syms.iter().any(|x| **x == **s),
             _ => false,
         }
     }
@@ -101,18 +102,20 @@ impl Domain {
                 _ => return None,
             },
             Domain::Range { .. } => Value::Int(text.parse().ok()?),
-            Domain::Enum(_) => Value::Sym(text.to_string()),
+            Domain::Enum(_) => Value::Sym(text.into()),
         };
         self.contains(&v).then_some(v)
     }
 }
 
-/// A concrete value.
+/// A concrete value. A symbol is shared (`Arc<str>`): a trace holds
+/// every variable at every step, and copying a state or reading a
+/// variable then copies a pointer, not the name.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Value {
     Bool(bool),
     Int(i64),
-    Sym(String),
+    Sym(Arc<str>),
 }
 
 impl fmt::Display for Value {
@@ -208,7 +211,7 @@ impl Expr {
         Expr::Const(Value::Int(i))
     }
     pub fn sym(s: &str) -> Expr {
-        Expr::Const(Value::Sym(s.to_string()))
+        Expr::Const(Value::Sym(s.into()))
     }
     pub fn var(v: VarId) -> Expr {
         Expr::Var(v)

@@ -29,7 +29,7 @@ use crate::ir::{Domain, Expr, Value, VarId};
 enum Folded<'a> {
     Bool(bool),
     Int(i64),
-    Sym(&'a String),
+    Sym(&'a str),
 }
 
 impl PartialEq for Folded<'_> {
@@ -66,7 +66,7 @@ impl<S: Sink> Unroller<'_, S> {
         Some(match &self.sys.var(var).domain {
             Domain::Bool => Folded::Bool(i == 1),
             Domain::Range { lo, .. } => Folded::Int(lo + i as i64),
-            Domain::Enum(syms) => Folded::Sym(syms.get(i)?),
+            Domain::Enum(syms) => Folded::Sym(syms.get(i)?.as_str()),
         })
     }
 

@@ -217,7 +217,10 @@ impl Program {
     fn uid(&self, v: &Value) -> Uid {
         let i = match v {
             Value::Int(i) => self.ints.binary_search(i).unwrap_or_default(),
-            Value::Sym(s) => self.ints.len() + self.syms.binary_search(s).unwrap_or_default(),
+            Value::Sym(s) => {
+                let at = self.syms.binary_search_by(|x| x.as_str().cmp(s));
+                self.ints.len() + at.unwrap_or_default()
+            }
             Value::Bool(_) => 0,
         };
         i as Uid

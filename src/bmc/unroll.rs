@@ -992,7 +992,7 @@ pub(crate) fn nth_value(dom: &Domain, i: usize) -> Value {
     match dom {
         Domain::Bool => Value::Bool(i == 1),
         Domain::Range { lo, .. } => Value::Int(lo + i as i64),
-        Domain::Enum(syms) => Value::Sym(syms[i].clone()),
+        Domain::Enum(syms) => Value::Sym(syms[i].as_str().into()),
     }
 }
 
@@ -1001,7 +1001,7 @@ pub(crate) fn index_of(dom: &Domain, value: &Value) -> Option<usize> {
     match (dom, value) {
         (Domain::Bool, Value::Bool(b)) => Some(*b as usize),
         (Domain::Range { lo, hi }, Value::Int(i)) if lo <= i && i <= hi => Some((i - lo) as usize),
-        (Domain::Enum(syms), Value::Sym(s)) => syms.iter().position(|x| x == s),
+        (Domain::Enum(syms), Value::Sym(s)) => syms.iter().position(|x| **x == **s),
         _ => None,
     }
 }

@@ -198,7 +198,7 @@ impl StrategyModel {
     pub fn failing_code(&self, trace: &Trace) -> Option<usize> {
         let state = trace.states.first()?;
         match state.get(self.secret.index())? {
-            Value::Sym(s) => self.code_values.iter().position(|v| v == s),
+            Value::Sym(s) => self.code_values.iter().position(|v| **v == **s),
             _ => None,
         }
     }
@@ -221,7 +221,7 @@ impl StrategyModel {
         let mut states = Vec::with_capacity(self.depth + 1);
         for step in 0..=self.depth {
             states.push(vec![
-                Value::Sym(self.code_values[code].clone()),
+                Value::Sym(self.code_values[code].as_str().into()),
                 Value::Int(node),
                 Value::Int(played),
             ]);
