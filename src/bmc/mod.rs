@@ -242,9 +242,8 @@ pub struct BmcOptions {
     pub seed: u32,
     /// How many searches may race (the `race` module): `1` (the default)
     /// searches once; with more, a search still running after a quarter
-    /// of a second is
-    /// joined by others seeded `seed + 1`, `seed + 2`, …, and the first
-    /// to answer wins. Only when one or two solutions are asked for (no
+    /// of a second is joined by others seeded `seed + 1`, `seed + 2`, …,
+    /// and the first to answer wins. Only when one or two solutions are asked for (no
     /// `count`, or `Some(1)`, `Some(2)`): counting more is one long
     /// enumeration whatever the seed, and racing it would only double
     /// its time and memory. Never with a [`BmcOptions::conflict_limit`]

@@ -106,7 +106,9 @@ pub(super) fn race(
     delay: Duration,
 ) -> Result<BmcResult, BmcError> {
     let started = Instant::now();
-    let stops: Vec<Arc<AtomicBool>> = (0..opts.jobs.max(1)).map(|_| Arc::default()).collect();
+    // Every search stops at once: when the race is over, or when the
+    // caller interrupts.
+    let stop = Arc::new(AtomicBool::new(false));
     let board = Mutex::new(Board {
         started: 1,
         running: 1,
@@ -114,7 +116,7 @@ pub(super) fn race(
     });
     let changed = Condvar::new();
     let winner = thread::scope(|s| {
-        for (i, stop) in stops.iter().enumerate() {
+        for i in 0..opts.jobs.max(1) {
             let (board, changed) = (&board, &changed);
             let stop = stop.clone();
             let spawned = thread::Builder::new()
@@ -149,18 +151,20 @@ pub(super) fn race(
                 // A later search that cannot start just does not race;
                 // the first one must.
                 if i == 0 {
-                    let mut b = lock(board);
-                    b.running -= 1;
-                    b.results.push(Err(BmcError::Solver(format!(
-                        "cannot start a search thread: {e}"
-                    ))));
+                    drop(Entry {
+                        board,
+                        changed,
+                        answer: Some(Err(BmcError::Solver(format!(
+                            "cannot start a search thread: {e}"
+                        )))),
+                    });
                 }
             }
         }
         let mut b = lock(&board);
-        let won = loop {
+        let winner = loop {
             if !b.results.is_empty() {
-                break Some(0);
+                break Some(b.results.swap_remove(0));
             }
             if b.running == 0 {
                 // Every search that started panicked; the scope passes
@@ -172,7 +176,7 @@ pub(super) fn race(
                 .as_ref()
                 .is_some_and(|f| f.load(Ordering::Relaxed))
             {
-                stops.iter().for_each(|f| f.store(true, Ordering::Relaxed));
+                stop.store(true, Ordering::Relaxed);
             }
             b = changed
                 .wait_timeout(b, POLL)
@@ -180,9 +184,8 @@ pub(super) fn race(
                 .0;
         };
         b.over = true;
-        let winner = won.map(|w| b.results.swap_remove(w));
         drop(b);
-        stops.iter().for_each(|f| f.store(true, Ordering::Relaxed));
+        stop.store(true, Ordering::Relaxed);
         changed.notify_all();
         winner
     });

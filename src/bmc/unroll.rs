@@ -354,6 +354,19 @@ impl<'s, S: Sink> Unroller<'s, S> {
     /// so if this path is a solution it is the only one.
     pub fn determined(&self, k: usize) -> Option<Trace> {
         let d = self.domains.as_ref().filter(|d| d.steps() > k)?;
+        self.trace_of(k, |var, step| d.only(var, step).ok_or(()))
+            .ok()
+    }
+
+    /// The trace of steps `0..=k` in which each variable has, at each
+    /// step, the value of its domain at `index(var, step)` (which must lie
+    /// inside the domain); a frozen variable is read at step 0 only and
+    /// keeps that value.
+    fn trace_of<E>(
+        &self,
+        k: usize,
+        mut index: impl FnMut(VarId, usize) -> Result<usize, E>,
+    ) -> Result<Trace, E> {
         let mut states: Vec<Vec<Value>> = Vec::with_capacity(k + 1);
         for step in 0..=k {
             let mut state = Vec::with_capacity(self.sys.vars.len());
@@ -362,12 +375,12 @@ impl<'s, S: Sink> Unroller<'s, S> {
                     state.push(states[0][i].clone());
                     continue;
                 }
-                let j = d.only(VarId(i as u32), step)?;
+                let j = index(VarId(i as u32), step)?;
                 state.push(nth_value(&var.domain, j));
             }
             states.push(state);
         }
-        Some(Trace {
+        Ok(Trace {
             states,
             loop_start: None,
         })
@@ -905,63 +918,49 @@ impl<'s, S: Sink> Unroller<'s, S> {
             }
             Ok(val(l.var())? != l.is_neg())
         };
-        let mut states = Vec::with_capacity(k + 1);
-        for step in 0..=k {
-            let mut state = Vec::with_capacity(self.sys.vars.len());
-            for (i, var) in self.sys.vars.iter().enumerate() {
-                // A frozen variable has one copy: read it once.
-                if var.frozen && step > 0 {
-                    let first: &Vec<Value> = &states[0];
-                    state.push(first[i].clone());
-                    continue;
+        self.trace_of(k, |id, step| {
+            let var = self.sys.var(id);
+            let bad = |why: &str| BmcError::Decode {
+                step,
+                var: var.name.clone(),
+                why: why.to_string(),
+            };
+            let index = match self.copy(id, step) {
+                Copy::Const(j) => *j,
+                Copy::Bool(l) => lit_val(*l)? as usize,
+                Copy::OneHot(eq) => {
+                    let mut on = Vec::new();
+                    for (j, &l) in eq.iter().enumerate() {
+                        if lit_val(l)? {
+                            on.push(j);
+                        }
+                    }
+                    match on.as_slice() {
+                        [j] => *j,
+                        _ => return Err(bad("not exactly one value is true")),
+                    }
                 }
-                let bad = |why: &str| BmcError::Decode {
-                    step,
-                    var: var.name.clone(),
-                    why: why.to_string(),
-                };
-                let index = match self.copy(VarId(i as u32), step) {
-                    Copy::Const(j) => *j,
-                    Copy::Bool(l) => lit_val(*l)? as usize,
-                    Copy::OneHot(eq) => {
-                        let mut on = Vec::new();
-                        for (j, &l) in eq.iter().enumerate() {
-                            if lit_val(l)? {
-                                on.push(j);
-                            }
-                        }
-                        match on.as_slice() {
-                            [j] => *j,
-                            _ => return Err(bad("not exactly one value is true")),
+                Copy::Order(ge) => {
+                    let mut n = 0;
+                    for &l in ge {
+                        if lit_val(l)? {
+                            n += 1;
                         }
                     }
-                    Copy::Order(ge) => {
-                        let mut n = 0;
-                        for &l in ge {
-                            if lit_val(l)? {
-                                n += 1;
-                            }
-                        }
-                        n
-                    }
-                    Copy::Log(bits) => {
-                        let mut n = 0;
-                        for (b, &l) in bits.iter().enumerate() {
-                            n |= (lit_val(l)? as usize) << b;
-                        }
-                        n
-                    }
-                };
-                if index >= var.domain.size() {
-                    return Err(bad("value index outside the domain"));
+                    n
                 }
-                state.push(nth_value(&var.domain, index));
+                Copy::Log(bits) => {
+                    let mut n = 0;
+                    for (b, &l) in bits.iter().enumerate() {
+                        n |= (lit_val(l)? as usize) << b;
+                    }
+                    n
+                }
+            };
+            if index >= var.domain.size() {
+                return Err(bad("value index outside the domain"));
             }
-            states.push(state);
-        }
-        Ok(Trace {
-            states,
-            loop_start: None,
+            Ok(index)
         })
     }
 }

@@ -502,22 +502,18 @@ fn bmc_report(
         solutions.push(verify_path(puzzle, t)?);
     }
     phase_done("verify", start);
+    let stopped = result.limit.map(|l| l.to_string());
     let mut report = match result.status {
         Status::Solved => {
             let mut r = Report::solved(puzzle, solutions.swap_remove(0), "bmc", result.bound);
             // A count cut short (timeout, Ctrl-C, the cap) says why.
-            r.note = result.limit.map(|l| format!("stopped early: {l}"));
+            r.note = stopped.as_ref().map(|l| format!("stopped early: {l}"));
             r
         }
         Status::Unsat => Report::unsat(puzzle, "bmc", result.bound),
-        Status::Unknown => Report::unknown(
-            puzzle,
-            "bmc",
-            result.bound,
-            result.limit.map(|l| l.to_string()),
-        ),
+        Status::Unknown => Report::unknown(puzzle, "bmc", result.bound, stopped.clone()),
     };
-    report.json.stopped = result.limit.map(|l| l.to_string());
+    report.json.stopped = stopped;
     if args.count.is_some() {
         report.json.solutions = Some(result.found());
         report.json.unique = Some(result.unique);
