@@ -528,7 +528,9 @@ impl System {
         // every state once the frozen variables are known not to change
         // (checked below for every transition): one evaluation suffices.
         for (step, state) in trace.states.iter().enumerate() {
-            self.check_domains(step, state)?;
+            // A frozen variable's later values are its first (checked
+            // below): its domain is checked at step 0 only.
+            self.check_domains(step, state, step > 0)?;
             if step == 0 {
                 for c in &self.invar {
                     self.require(step, state, None, &c.expr, || invar(c))?;
@@ -637,7 +639,14 @@ impl System {
         }
     }
 
-    fn check_domains(&self, step: usize, state: &[Value]) -> Result<(), EvalError> {
+    /// Every value of `state` in its variable's domain (but the frozen
+    /// variables' when `skip_frozen`).
+    fn check_domains(
+        &self,
+        step: usize,
+        state: &[Value],
+        skip_frozen: bool,
+    ) -> Result<(), EvalError> {
         if state.len() != self.vars.len() {
             return Err(EvalError::Missing {
                 step,
@@ -645,6 +654,9 @@ impl System {
             });
         }
         for (var, value) in self.vars.iter().zip(state) {
+            if skip_frozen && var.frozen {
+                continue;
+            }
             if !var.domain.contains(value) {
                 return Err(EvalError::OutOfDomain {
                     step,
@@ -776,6 +788,10 @@ impl System {
             },
             // `!(a & b)`: one call, for the conjunction.
             Expr::Not(a) => Ok(!self.eval_node(cur, nxt, a)?),
+            Expr::Lt(p, q) | Expr::Le(p, q) => match int_operands(cur, nxt, p, q) {
+                Some((x, y)) => Ok(x < y || (x == y && matches!(e, Expr::Le(..)))),
+                None => self.eval_node(cur, nxt, e),
+            },
             _ => self.eval_node(cur, nxt, e),
         }
     }
@@ -815,6 +831,10 @@ impl System {
             Expr::Eq(p, q) => match (operand(cur, nxt, p), operand(cur, nxt, q)) {
                 (Some(x), Some(y)) => Ok(same(x, y)),
                 _ => self.eval_other(cur, nxt, e),
+            },
+            Expr::Lt(p, q) | Expr::Le(p, q) => match int_operands(cur, nxt, p, q) {
+                Some((x, y)) => Ok(x < y || (x == y && matches!(e, Expr::Le(..)))),
+                None => self.eval_other(cur, nxt, e),
             },
             _ => self.eval_other(cur, nxt, e),
         }
@@ -987,6 +1007,17 @@ fn operand<'a>(cur: &'a [Value], nxt: Option<&'a [Value]>, e: &'a Expr) -> Optio
     }
 }
 
+/// Two integer [`operand`]s, when both are (a comparison of two of
+/// them is decided in the caller's frame: `visited[c] <-> rank[c] <=
+/// step` is checked once per cell and step of a grid path).
+#[inline(always)]
+fn int_operands(cur: &[Value], nxt: Option<&[Value]>, p: &Expr, q: &Expr) -> Option<(i64, i64)> {
+    match (operand(cur, nxt, p)?, operand(cur, nxt, q)?) {
+        (Value::Int(x), Value::Int(y)) => Some((*x, *y)),
+        _ => None,
+    }
+}
+
 /// Whether `e` evaluates to a boolean whenever it evaluates at all (its
 /// operator is a boolean one).
 fn is_boolean_shaped(e: &Expr) -> bool {
@@ -1099,6 +1130,67 @@ mod tests {
             sys.check(&t),
             Err(EvalError::FrozenChanged { step: 1, .. })
         ));
+    }
+
+    #[test]
+    fn a_frozen_value_out_of_its_domain_later_is_still_caught() {
+        let mut sys = System::default();
+        sys.add_var("s", Domain::Range { lo: 0, hi: 1 }, true);
+        sys.goal = Expr::t();
+        let t = Trace {
+            states: vec![vec![Value::Int(0)], vec![Value::Int(7)]],
+            loop_start: None,
+        };
+        assert!(matches!(
+            sys.check(&t),
+            Err(EvalError::FrozenChanged { step: 1, .. })
+        ));
+    }
+
+    #[test]
+    fn comparisons_of_two_operands_agree_with_the_integers() {
+        // `a < b`, `a <= next(b)` and `3 <= a` on every pair of values,
+        // as invariant and transition, against Rust's own comparison.
+        let mut sys = System::default();
+        let a = sys.add_var("a", Domain::Range { lo: 0, hi: 3 }, false);
+        let b = sys.add_var("b", Domain::Range { lo: 0, hi: 3 }, false);
+        sys.goal = Expr::t();
+        for (x, y) in (0..4).flat_map(|x| (0..4).map(move |y| (x, y))) {
+            let state = vec![Value::Int(x), Value::Int(y)];
+            let holds = |e: &Expr, nxt: Option<&[Value]>| sys.eval(&state, nxt, e);
+            let lt = Expr::lt(Expr::var(a), Expr::var(b));
+            let le = Expr::le(Expr::var(a), Expr::Next(b));
+            let c = Expr::le(Expr::int(3), Expr::var(a));
+            let after = [Value::Int(0), Value::Int(y)];
+            assert_eq!(holds(&lt, None), Ok(Value::Bool(x < y)));
+            assert_eq!(holds(&le, Some(&after)), Ok(Value::Bool(x <= y)));
+            assert_eq!(holds(&c, None), Ok(Value::Bool(3 <= x)));
+            // Through the checker (the boolean evaluator).
+            let mut inv = sys.clone();
+            inv.invar.push(Constraint {
+                label: "a < b".into(),
+                // `0 <= a` always holds: `lt` under an `<->`.
+                expr: Expr::Iff(
+                    Box::new(Expr::le(Expr::int(0), Expr::var(a))),
+                    Box::new(lt.clone()),
+                ),
+            });
+            let t = Trace {
+                states: vec![state.clone()],
+                loop_start: None,
+            };
+            assert_eq!(inv.check(&t).is_ok(), x < y, "{x} < {y}");
+            let mut tr = sys.clone();
+            tr.trans.push(Constraint {
+                label: "a <= next(b)".into(),
+                expr: le.clone(),
+            });
+            let t = Trace {
+                states: vec![state.clone(), vec![Value::Int(x), Value::Int(y)]],
+                loop_start: None,
+            };
+            assert_eq!(tr.check(&t).is_ok(), x <= y, "{x} <= next {y}");
+        }
     }
 
     #[test]
