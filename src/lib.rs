@@ -9,6 +9,7 @@ pub mod bmc;
 pub mod checker;
 pub mod game;
 pub mod grid;
+pub mod input;
 pub mod ir;
 pub mod smv;
 pub mod trace;

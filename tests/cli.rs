@@ -207,6 +207,25 @@ fn bad_input_gives_a_located_error_and_exit_code_2() {
     }
     let o = checkmate(&["solve", "no/such/file.txt"]);
     assert_eq!(o.status.code(), Some(2));
+    // Bytes that are not UTF-8 are placed like any other bad input, in
+    // every kind of input file.
+    let binary = dir.path().join("binary.txt");
+    std::fs::write(&binary, b"variant: numbrix\n. \xff 1\n").unwrap();
+    let b = binary.to_str().unwrap();
+    for args in [
+        vec!["solve", b],
+        vec!["trace", EXAMPLE, b],
+        vec!["game", "info", b],
+        vec!["game", "deduce", "coins:4", b],
+    ] {
+        let o = checkmate(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("binary.txt:2:3: not UTF-8"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
     let o = checkmate(&["solve", EXAMPLE, "--timeout", "-1"]);
     assert_eq!(o.status.code(), Some(2));
     let o = checkmate(&["game", "info", "mastermind:0x6"]);

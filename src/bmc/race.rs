@@ -26,6 +26,13 @@
 //! shown answered 11 against 7 within the cap (median 5.8 against 8.0 s,
 //! 1 within 2 s either way); numbrix 15x15 with 5% shown 8 against 7
 //! (3 against 4 within 2 s: single runs here move by half either way).
+//! Lost: starting the second search at once on big unrollings (the sum
+//! of the domain sizes over all frames at least 150k values: open 15x15
+//! waypoint ~220k, 12x12 ~90k, so the 15x15 skip the delay and the
+//! domain analysis runs twice in parallel). Open 15x15 waypoint, seeds
+//! 1-12 and 13-24, one run each, both builds side by side: within 2 s by
+//! wall 9 -> 7 and 6 -> 7 of 12, median wall 1.17 -> 1.12 s and 1.15 ->
+//! 1.25 s, CPU up 20-30%: noise at best, so the delay stays.
 //!
 //! Input: a [`System`] and [`BmcOptions`] with `jobs ≥ 2`. Output: the
 //! [`BmcResult`] of the winning search, whose own [`BmcResult::seed`]

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
@@ -448,9 +447,7 @@ fn analyze(
 /// `game analyze --tree FILE`: the saved tree replayed over every code.
 fn replay(game: &Game, args: &StrategyArgs, path: &Path, json: bool) -> anyhow::Result<()> {
     let (table, route) = table_for(game, args)?;
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read `{}`", path.display()))
-        .map_err(super::bad_input)?;
+    let text = checkmate::input::read_text(path).map_err(super::bad_input)?;
     let (tree, a) = tree_io::replay_json(&table, &text)
         .map_err(|e| super::bad_input(anyhow::anyhow!("{}: {e}", path.display())))?;
     let first = match &tree {
@@ -561,9 +558,7 @@ fn play(game: &Game, secret: &str, args: &StrategyArgs, json: bool) -> anyhow::R
 
 /// Reads a history file for `game`.
 pub fn read_history(game: &Game, path: &Path) -> anyhow::Result<History> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read {}", path.display()))
-        .map_err(bad_input)?;
+    let text = checkmate::input::read_text(path).map_err(bad_input)?;
     deduce::parse_history(&game.spec, &text)
         .map_err(|e| bad_input(anyhow::anyhow!("{}:{e}", path.display())))
 }

@@ -178,9 +178,7 @@ fn deliver(text: &str, output: Option<&Path>) -> anyhow::Result<()> {
 }
 
 fn read(path: &Path) -> anyhow::Result<String> {
-    std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read `{}`", path.display()))
-        .map_err(bad_input)
+    checkmate::input::read_text(path).map_err(bad_input)
 }
 
 /// Reads and parses a grid puzzle; errors name `file:line:column`.

@@ -52,8 +52,8 @@ pub struct Game {
 pub enum GameError {
     #[error(transparent)]
     Builtin(#[from] BuiltinError),
-    #[error("cannot read `{path}`: {why}")]
-    Io { path: String, why: String },
+    #[error(transparent)]
+    Read(#[from] crate::input::ReadError),
     #[error("{path}:{error}")]
     Spec { path: String, error: SpecError },
 }
@@ -122,10 +122,7 @@ impl Game {
                 return Err(e.into());
             }
         }
-        let text = std::fs::read_to_string(arg).map_err(|e| GameError::Io {
-            path: arg.to_string(),
-            why: e.to_string(),
-        })?;
+        let text = crate::input::read_text(Path::new(arg))?;
         Game::parse(arg, &text)
     }
 
