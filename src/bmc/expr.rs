@@ -924,8 +924,14 @@ impl<S: Sink> Unroller<'_, S> {
                     (Some((lo, hi)), Some(_)) => {
                         // a + gap ≤ b iff a ≥ t ⇒ b ≥ t + gap for every t.
                         let gap = matches!(e, Expr::Lt(..)) as i64;
+                        let mut pairs: Vec<(Lit, Lit)> = Vec::new();
                         for t in lo..=hi {
-                            let (x, y) = (self.ge_const(&ta, t)?, self.ge_const(&tb, t + gap)?);
+                            let pair = (self.ge_const(&ta, t)?, self.ge_const(&tb, t + gap)?);
+                            if pairs.last() != Some(&pair) {
+                                pairs.push(pair);
+                            }
+                        }
+                        for (x, y) in strongest_implications(&pairs) {
                             self.clause_under(guard, &[!x, y])?;
                         }
                         Ok(())
@@ -1034,6 +1040,23 @@ fn is_conjunction(e: &Expr) -> bool {
         Expr::Not(inner) => matches!(inner.as_ref(), Expr::Or(_) | Expr::Implies(..)),
         _ => false,
     }
+}
+
+/// The implications `x ⇒ y` among `pairs` that the others do not imply.
+/// `pairs` are `(a ≥ t, b ≥ t + gap)` for growing `t`, consecutive
+/// duplicates removed: a value a domain leaves out makes `≥ t` and `≥ t +
+/// 1` one literal. Both sides weaken as `t` grows, so of two neighbours
+/// with the same `x` the later (stronger `y`) implies the earlier, and of
+/// two with the same `y` the earlier (weaker `x`) implies the later; the
+/// ones kept are those that neither neighbour implies. (Two neighbours
+/// never share both, so no implication is dropped twice over.)
+fn strongest_implications(pairs: &[(Lit, Lit)]) -> impl Iterator<Item = (Lit, Lit)> + '_ {
+    (0..pairs.len()).filter_map(move |i| {
+        let (x, y) = pairs[i];
+        let later_same_x = pairs.get(i + 1).is_some_and(|p| p.0 == x);
+        let earlier_same_y = i > 0 && pairs[i - 1].1 == y;
+        (!later_same_x && !earlier_same_y).then_some((x, y))
+    })
 }
 
 /// `Count(xs) = c`, `Count(xs) ≤ c`, `c < Count(xs)`, …: the operands and

@@ -1286,3 +1286,73 @@ mod random {
         }
     }
 }
+
+/// Frozen `x`, `y` in `0..=20` with the INVAR `x < y` (or `x <= y`);
+/// when `holes`, `x` odd and `y` even, as the ranks of neighbours on a
+/// grid (bipartite) have opposite parities.
+fn ordered_pair(strict: bool, holes: bool) -> System {
+    let mut sys = System::default();
+    let range = Domain::Range { lo: 0, hi: 20 };
+    let x = sys.add_var("x", range.clone(), true);
+    let y = sys.add_var("y", range, true);
+    if holes {
+        for (v, parity) in [(x, 0), (y, 1)] {
+            let banned: Vec<Expr> = (0..=20)
+                .filter(|i| i % 2 == parity)
+                .map(Expr::int)
+                .collect();
+            sys.invar.push(Constraint {
+                label: "parity".into(),
+                expr: Expr::negate(Expr::is_in(Expr::var(v), banned)),
+            });
+        }
+    }
+    let (a, b) = (Expr::var(x), Expr::var(y));
+    sys.invar.push(Constraint {
+        label: "ordered".into(),
+        expr: if strict {
+            Expr::lt(a, b)
+        } else {
+            Expr::le(a, b)
+        },
+    });
+    sys.goal = Expr::t();
+    sys.bound = Some(0);
+    sys
+}
+
+fn clauses(text: &str) -> usize {
+    let p_line = text.lines().find(|l| l.starts_with("p cnf ")).unwrap();
+    p_line.split_whitespace().nth(3).unwrap().parse().unwrap()
+}
+
+#[test]
+fn comparisons_of_two_order_encoded_terms_count_right_and_skip_holes() {
+    for strict in [true, false] {
+        for holes in [false, true] {
+            let sys = ordered_pair(strict, holes);
+            // x = 1, 3, .., 19 below y = 2, 4, .., 20: 10 + 9 + .. + 1.
+            let pairs = match (holes, strict) {
+                (true, _) => 55,
+                (false, true) => 21 * 20 / 2,
+                (false, false) => 21 * 22 / 2,
+            };
+            for enc in ENCODINGS {
+                let r = solve(
+                    &sys,
+                    &BmcOptions {
+                        count: Some(0),
+                        ..opts(enc)
+                    },
+                )
+                .unwrap();
+                assert_eq!(r.found(), pairs, "strict {strict} holes {holes} {enc}");
+            }
+        }
+        // Each pair of `≥` literals is said once: with the parities, `x ≥ t`
+        // and `y ≥ t + 1` are the same literals for two `t` at a time.
+        let full = clauses(&dimacs(&ordered_pair(strict, false), 0, Encoding::Order).unwrap());
+        let even = clauses(&dimacs(&ordered_pair(strict, true), 0, Encoding::Order).unwrap());
+        assert!(2 * even <= full + 2, "strict {strict}: {even} vs {full}");
+    }
+}
