@@ -22,6 +22,15 @@ fn opts(enc: Encoding) -> BmcOptions {
     }
 }
 
+/// Every solution of `sys` at its bound, with encoding `enc`.
+fn count_all(sys: &System, enc: Encoding) -> BmcResult {
+    let o = BmcOptions {
+        count: Some(0),
+        ..opts(enc)
+    };
+    solve(sys, &o).unwrap()
+}
+
 fn ints(t: &Trace, v: VarId) -> Vec<i64> {
     t.states
         .iter()
@@ -287,14 +296,7 @@ fn frozen_stepper() -> (System, VarId, VarId) {
 fn frozen_variables_keep_one_value_along_the_path() {
     let (sys, x, s) = frozen_stepper();
     for enc in ENCODINGS {
-        let r = solve(
-            &sys,
-            &BmcOptions {
-                count: Some(0),
-                ..opts(enc)
-            },
-        )
-        .unwrap();
+        let r = count_all(&sys, enc);
         assert_eq!((r.found(), r.unique), (1, Some(true)), "{enc}");
         assert_eq!(ints(&r.traces[0], x), [0, 2, 4, 6]);
         assert_eq!(ints(&r.traces[0], s), [2, 2, 2, 2]);
@@ -367,14 +369,7 @@ fn integers_through_add_sub_and_count() {
     sys.solution_vars = b.clone();
     sys.solution_vars.push(k);
     for enc in ENCODINGS {
-        let r = solve(
-            &sys,
-            &BmcOptions {
-                count: Some(0),
-                ..opts(enc)
-            },
-        )
-        .unwrap();
+        let r = count_all(&sys, enc);
         // C(4, 2) = 6 ways, times k in {0, 1, 2}.
         assert_eq!((r.found(), r.exhausted), (18, true), "{enc}");
     }
@@ -398,14 +393,7 @@ fn case_takes_the_first_true_guard() {
     });
     sys.bound = Some(2);
     for enc in ENCODINGS {
-        let r = solve(
-            &sys,
-            &BmcOptions {
-                count: Some(0),
-                ..opts(enc)
-            },
-        )
-        .unwrap();
+        let r = count_all(&sys, enc);
         let mut paths: Vec<Vec<i64>> = r.traces.iter().map(|t| ints(t, x)).collect();
         paths.sort();
         assert_eq!(paths, [[0, 2, 0], [1, 0, 2]], "{enc}");
@@ -473,14 +461,7 @@ fn enums_membership_and_ite() {
     });
     sys.goal = Expr::is_in(Expr::var(c), vec![Expr::sym("blue")]);
     for enc in ENCODINGS {
-        let r = solve(
-            &sys,
-            &BmcOptions {
-                count: Some(0),
-                ..opts(enc)
-            },
-        )
-        .unwrap();
+        let r = count_all(&sys, enc);
         assert_eq!((r.bound, r.found()), (1, 2), "{enc}"); // flip at step 1: free
         let t = &r.traces[0];
         assert_eq!(t.states[0][flip.index()], Value::Bool(true));
@@ -1338,14 +1319,7 @@ fn comparisons_of_two_order_encoded_terms_count_right_and_skip_holes() {
                 (false, false) => 21 * 22 / 2,
             };
             for enc in ENCODINGS {
-                let r = solve(
-                    &sys,
-                    &BmcOptions {
-                        count: Some(0),
-                        ..opts(enc)
-                    },
-                )
-                .unwrap();
+                let r = count_all(&sys, enc);
                 assert_eq!(r.found(), pairs, "strict {strict} holes {holes} {enc}");
             }
         }
