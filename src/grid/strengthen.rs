@@ -666,7 +666,8 @@ fn invar(sys: &mut System, label: String, expr: Expr) {
 /// and hidato keep "adds one": there the givens pin
 /// ranks, and "adds one" carries a pinned rank along the path both ways;
 /// numbrix 15x15 with 5% numbers, `--jobs 1`, seeds 1-12, with "raises"
-/// timed out on all 12 at 10 s, against 4 timeouts with "adds one".
+/// timed out on all 12 at 10 s, against 4 timeouts with "adds one";
+/// hidato 15x15 with 10%, same setting: median over 10 s against 4.1 s.
 pub fn path_order(p: &Puzzle, v: &GridVars, sys: &mut System) {
     add_path_order(p, v, sys);
 }
