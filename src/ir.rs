@@ -393,6 +393,23 @@ pub enum EvalError {
     },
 }
 
+impl EvalError {
+    /// The state (0-based) the error is about, and the variable if it
+    /// names one.
+    pub fn place(&self) -> Option<(usize, Option<&str>)> {
+        match self {
+            EvalError::Empty => None,
+            EvalError::Missing { step, var }
+            | EvalError::OutOfDomain { step, var, .. }
+            | EvalError::UnknownVar { step, var }
+            | EvalError::FrozenChanged { step, var } => Some((*step, Some(var))),
+            EvalError::Violated { step, .. }
+            | EvalError::GoalFails { step }
+            | EvalError::Type { step, .. } => Some((*step, None)),
+        }
+    }
+}
+
 impl System {
     /// Adds a scalar variable and returns its id.
     pub fn add_var(&mut self, name: impl Into<String>, domain: Domain, frozen: bool) -> VarId {

@@ -23,7 +23,10 @@
 //!
 //! Errors: [`TraceError`] names the 1-based line and column and what was
 //! expected there. Truncated output, garbled lines, foreign text and XML cut
-//! in half are errors; nothing here panics on bad input.
+//! in half are errors; nothing here panics on bad input. What is found
+//! wrong only later, in a parsed trace (a value outside its domain, a
+//! broken constraint at some state), is placed in the output by
+//! [`locate`].
 
 mod text;
 mod xml;
@@ -259,6 +262,20 @@ pub fn detect_format(input: &str) -> Format {
     } else {
         Format::Text
     }
+}
+
+/// Where in `input` (the checker's output, text or XML) state `step`
+/// (0-based) of trace `id` took the value of `var`: the line and column
+/// (1-based) of the value as printed last up to that state, else of the
+/// state's header (also when `var` is `None`). For pointing at what is
+/// found wrong after parsing (a value outside its domain, a missing
+/// variable, a broken constraint). `None` when there is no such state.
+pub fn locate(input: &str, id: TraceId, step: usize, var: Option<&str>) -> Option<(usize, usize)> {
+    let at = match detect_format(input) {
+        Format::Xml => xml::locate(input, id, step, var),
+        Format::Text => text::locate(input, id, step, var),
+    }?;
+    Some((at.line, at.column))
 }
 
 /// Reads every trace from `input`, text or XML (see [`detect_format`]).

@@ -354,6 +354,34 @@ fn nusmv_text_and_xml_traces_come_back_as_verified_solutions() {
         via_xml["path"], via_text["path"],
         "unique puzzle: same path"
     );
+
+    // A value the model cannot have, and a state that breaks the model,
+    // are pointed at by line and column like parse errors.
+    let (i, line) = out
+        .lines()
+        .enumerate()
+        .find(|(_, l)| l.trim_start().starts_with("pos = "))
+        .unwrap();
+    let column = line.find("= ").unwrap() + 3;
+    let bad = out.replacen(line, &format!("{}= 999", &line[..column - 3]), 1);
+    let bad = file(&dir, "bad.txt", &bad);
+    let o = checkmate(&["trace", EXAMPLE, bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let want = format!(
+        "bad.txt:{}:{column}: state 0: variable `pos` has value `999`",
+        i + 1
+    );
+    assert!(stderr(&o).contains(&want), "{want} in {}", stderr(&o));
+    let xml_text = std::fs::read_to_string(&xml).unwrap();
+    let bad = xml_text.replacen("variable=\"step\">1<", "variable=\"step\">5<", 1);
+    let bad = file(&dir, "bad.xml", &bad);
+    let o = checkmate(&["trace", EXAMPLE, bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("bad.xml:") && stderr(&o).contains(": state 0:"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]

@@ -20,7 +20,7 @@ use checkmate::checker::{self, Checker, Tool};
 use checkmate::game::{deduce, strategy_model, tree_io, Game, Route};
 use checkmate::grid::strengthen::SatModel;
 use checkmate::grid::{self, Puzzle, Solution};
-use checkmate::ir::{System, Trace};
+use checkmate::ir::{EvalError, System, Trace};
 use checkmate::smv::{self, Dialect, EmitOptions};
 use checkmate::trace::{self, Verdict};
 
@@ -269,11 +269,25 @@ pub fn trace(args: TraceArgs) -> anyhow::Result<ExitCode> {
             args.output.display()
         )));
     };
+    // Errors found past parsing point at the state (and value) they are
+    // about, as parse errors do.
+    let at = |e: &EvalError| {
+        let place = e.place();
+        let found = place.and_then(|(step, var)| trace::locate(&text, named.id, step, var));
+        match found {
+            Some((line, column)) => format!("{}:{line}:{column}", args.output.display()),
+            None => args.output.display().to_string(),
+        }
+    };
     let ir = named
         .to_ir(&system)
         .map(|t| system.cut_at_goal(&t))
-        .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", args.output.display())))?;
-    let solution = verify(&puzzle, &system, &ir)
+        .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", at(&e))))?;
+    system.check(&ir).map_err(|e| {
+        let what = "the trace is not a run of the puzzle's model";
+        bad_input(anyhow::anyhow!("{}: {what}: {e}", at(&e)))
+    })?;
+    let solution = verify_path(&puzzle, &ir)
         .map_err(|e| bad_input(anyhow::anyhow!("{}: {e:#}", args.output.display())))?;
     Report::solved(&puzzle, solution, "nusmv", ir.states.len() - 1).print(args.json)?;
     Ok(ExitCode::SUCCESS)

@@ -297,3 +297,32 @@ proptest! {
         let _ = parse_xml(&src);
     }
 }
+
+#[test]
+fn values_and_states_are_located_in_text_output() {
+    let out = include_str!("../../tests/fixtures/nusmv/inputs.bdd.out");
+    let id = TraceId(1);
+    // `pos` of state 1.3 was printed there; `at_end` last at 1.1.
+    assert_eq!(locate(out, id, 2, Some("pos")), Some((31, 9)));
+    assert_eq!(locate(out, id, 2, Some("at_end")), Some((22, 12)));
+    // An input named like a variable is not a state's value, and a name
+    // no state prints points at the state's header.
+    assert_eq!(locate(out, id, 1, Some("dir")), Some((27, 1)));
+    assert_eq!(locate(out, id, 4, None), Some((38, 1)));
+    assert_eq!(locate(out, id, 99, Some("pos")), None);
+    assert_eq!(locate(out, TraceId(2), 0, Some("pos")), None);
+}
+
+#[test]
+fn values_and_states_are_located_in_xml_dumps() {
+    let xml = include_str!("../../tests/fixtures/nusmv/lasso.trace.xml");
+    assert_eq!(locate(xml, TraceId(1), 2, Some("c")), Some((18, 24)));
+    assert_eq!(locate(xml, TraceId(1), 3, Some("q")), Some((22, 3)));
+    assert_eq!(locate(xml, TraceId(1), 4, Some("c")), None);
+    // Everything on one line, and a second document.
+    let flat = xml.replace(['\n', '\t'], "");
+    let two = format!("{flat}\n{flat}\n");
+    let (_, column) = locate(&two, TraceId(2), 1, Some("c")).unwrap();
+    assert_eq!(&flat[column - 1..column], "1");
+    assert_eq!(locate(&two, TraceId(2), 1, Some("c")).unwrap().0, 2);
+}

@@ -301,6 +301,45 @@ impl<'a> Parser<'a> {
     }
 }
 
+/// Where in `input` state `step` (0-based) of trace `id` got the value
+/// of `var`: the last assignment to it in the trace's states up to that
+/// one (the text output prints only changes), else that state's header
+/// (also when `var` is `None`). `None`: the output has no such state.
+pub(crate) fn locate(input: &str, id: TraceId, step: usize, var: Option<&str>) -> Option<Loc> {
+    let mut header = None;
+    let mut last = None;
+    let mut in_state = false;
+    for (i, raw) in input.split('\n').enumerate() {
+        let text = raw.strip_suffix('\r').unwrap_or(raw);
+        match classify(text) {
+            Ok(Line::State(t, s)) if t == id => {
+                let s = s as usize;
+                if s > step + 1 {
+                    break;
+                }
+                in_state = true;
+                if s == step + 1 {
+                    header = Some(Loc {
+                        line: i + 1,
+                        column: indent(text),
+                    });
+                }
+            }
+            Ok(Line::Assign(name, value)) if in_state && Some(name) == var => {
+                let off = (value.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+                let column = text.get(..off).map_or(1, |b| b.chars().count() + 1);
+                last = Some(Loc {
+                    line: i + 1,
+                    column,
+                });
+            }
+            Ok(Line::Assign(..) | Line::Loop | Line::Blank) => {}
+            _ => in_state = false,
+        }
+    }
+    header.map(|h| last.unwrap_or(h))
+}
+
 /// 1-based column of the first non-blank character.
 fn indent(text: &str) -> usize {
     text.chars().take_while(|c| c.is_whitespace()).count() + 1

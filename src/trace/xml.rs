@@ -44,6 +44,42 @@ pub fn parse_xml(input: &str) -> Result<Vec<NamedTrace>, TraceError> {
         .collect()
 }
 
+/// [`super::locate`] for an XML dump: the `<value>` of `var` in the
+/// `step`-th `<state>` (0-based) of the `id`-th document, else that
+/// `<state>` tag (also when `var` is `None`). `None`: no such state.
+pub(crate) fn locate(input: &str, id: TraceId, step: usize, var: Option<&str>) -> Option<Loc> {
+    let attr = var.map(|v| format!("variable=\"{}\"", escape(v)));
+    let (mut doc, mut state, mut in_state) = (0u32, 0usize, false);
+    let (mut header, mut last) = (None, None);
+    for (at, _) in input.match_indices('<') {
+        let rest = &input[at..];
+        let tag = rest.split('>').next().unwrap_or(rest);
+        if tag.starts_with("<counter-example") {
+            doc += 1;
+            (state, in_state) = (0, false);
+        } else if doc != id.0 {
+            continue;
+        } else if tag.starts_with("<state") {
+            state += 1;
+            if state > step + 1 {
+                break;
+            }
+            in_state = true;
+            if state == step + 1 {
+                header = Some(at);
+            }
+        } else if tag.starts_with("</state") || tag.starts_with("<input") {
+            in_state = false;
+        } else if in_state
+            && tag.starts_with("<value")
+            && attr.as_deref().is_some_and(|a| tag.contains(a))
+        {
+            last = Some(at + tag.len() + 1);
+        }
+    }
+    header.map(|h| loc(input, input.get(last.unwrap_or(h)..).unwrap_or("")))
+}
+
 /// XML-escapes text for attribute values and element content.
 pub(crate) fn escape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
