@@ -1,4 +1,5 @@
-//! Reading an input file as text.
+//! Reading an input file as text, and placing a byte of it by line and
+//! column ([`line_column`], shared by the parsers).
 //!
 //! Input: a path. Output: the file's text, or a [`ReadError`] that names
 //! the file and, when the bytes are not UTF-8, the line and column of the
@@ -46,9 +47,18 @@ pub fn read_text(path: &Path) -> Result<String, ReadError> {
 /// is valid UTF-8.
 fn first_bad_byte(bytes: &[u8], at: usize) -> (usize, usize, u8) {
     let good = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
-    let line = good.matches('\n').count() + 1;
-    let column = good.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let (line, column) = line_column(good, good.len());
     (line, column, bytes.get(at).copied().unwrap_or(0))
+}
+
+/// The 1-based line and column of byte `offset` of `text` (columns
+/// count characters; an offset past the end is the end): how every
+/// parser of input text places what it reports.
+pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset.min(text.len())).unwrap_or(text);
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.matches('\n').count() + 1;
+    (line, before[line_start..].chars().count() + 1)
 }
 
 #[cfg(test)]

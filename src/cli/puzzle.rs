@@ -272,8 +272,9 @@ pub fn trace(args: TraceArgs) -> anyhow::Result<ExitCode> {
     // Errors found past parsing point at the state (and value) they are
     // about, as parse errors do.
     let at = |e: &EvalError| {
-        let place = e.place();
-        let found = place.and_then(|(step, var)| trace::locate(&text, named.id, step, var));
+        let found = e
+            .place()
+            .and_then(|(step, var)| trace::locate(&text, named.id, step, var));
         match found {
             Some((line, column)) => format!("{}:{line}:{column}", args.output.display()),
             None => args.output.display().to_string(),
@@ -283,22 +284,22 @@ pub fn trace(args: TraceArgs) -> anyhow::Result<ExitCode> {
         .to_ir(&system)
         .map(|t| system.cut_at_goal(&t))
         .map_err(|e| bad_input(anyhow::anyhow!("{}: {e}", at(&e))))?;
-    system.check(&ir).map_err(|e| {
-        let what = "the trace is not a run of the puzzle's model";
-        bad_input(anyhow::anyhow!("{}: {what}: {e}", at(&e)))
-    })?;
+    system
+        .check(&ir)
+        .map_err(|e| bad_input(anyhow::anyhow!("{}: {NOT_A_RUN}: {e}", at(&e))))?;
     let solution = verify_path(&puzzle, &ir)
         .map_err(|e| bad_input(anyhow::anyhow!("{}: {e:#}", args.output.display())))?;
     Report::solved(&puzzle, solution, "nusmv", ir.states.len() - 1).print(args.json)?;
     Ok(ExitCode::SUCCESS)
 }
 
+/// What a trace the IR evaluator rejects is said to be.
+const NOT_A_RUN: &str = "the trace is not a run of the puzzle's model";
+
 /// The two checks every answer passes: the IR evaluator, then the
 /// puzzle's own checker (which never looks at the IR).
 fn verify(puzzle: &Puzzle, system: &System, trace: &Trace) -> anyhow::Result<Solution> {
-    system
-        .check(trace)
-        .context("the trace is not a run of the puzzle's model")?;
+    system.check(trace).context(NOT_A_RUN)?;
     verify_path(puzzle, trace)
 }
 

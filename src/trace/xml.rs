@@ -377,14 +377,8 @@ fn failure<'a>(at: &'a str, ctx: &'static str) -> nom::Err<VerboseError<&'a str>
 
 /// 1-based line and column of `rest` inside `input`.
 fn loc(input: &str, rest: &str) -> Loc {
-    let offset = input.len().saturating_sub(rest.len());
-    let before = &input[..offset];
-    let line = before.matches('\n').count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |p| p + 1);
-    Loc {
-        line,
-        column: before[line_start..].chars().count() + 1,
-    }
+    let (line, column) = crate::input::line_column(input, input.len().saturating_sub(rest.len()));
+    Loc { line, column }
 }
 
 fn nom_error(input: &str, err: nom::Err<VerboseError<&str>>) -> TraceError {

@@ -549,13 +549,8 @@ pub struct Pos {
 impl Pos {
     /// The position of byte `offset` of `text` (columns count characters).
     pub fn at(text: &str, offset: usize) -> Pos {
-        let before = &text[..offset.min(text.len())];
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        Pos {
-            line,
-            col: before[line_start..].chars().count() + 1,
-        }
+        let (line, col) = crate::input::line_column(text, offset);
+        Pos { line, col }
     }
 }
 
