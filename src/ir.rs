@@ -353,6 +353,34 @@ pub struct System {
     /// semantics: an engine that ignores it, or finds a variable the hint
     /// leaves open, must answer the same. Empty means no hint.
     pub branch_vars: Vec<VarId>,
+    /// A hint for SAT engines: some INVARs only say that a successor
+    /// graph has no cycle, through witness ranks (see [`Acyclic`]). An
+    /// engine may leave those INVARs out, forbid cycles as it meets them
+    /// and give the ranks values of its own; an engine that ignores the
+    /// hint answers the same. Empty means no hint.
+    pub acyclic: Vec<Acyclic>,
+}
+
+/// Part of the system that says a functional graph has no cycle: node
+/// `i`'s successor is what the value of `succ[i]` points at, and the INVARs
+/// `invars` say exactly `succ[i] points at j -> rank[i] < rank[j]` for
+/// every pointer (ranks grow along the successors, so there is no cycle;
+/// any ranks that grow along the pointers satisfy them).
+///
+/// Invariants the frontend keeps: `succ` and `rank` are frozen, one per
+/// node; `target[i][v]` is the node (0-based index into `succ`) that the
+/// `v`-th value of `succ[i]`'s domain points at, `None` for no successor;
+/// every `rank[i]` is an integer range of at least `succ.len()` values,
+/// and nothing but `invars` reads a rank. An engine that relies on the
+/// hint checks what it can of this (see `bmc::lazy`) and still verifies
+/// every answer against the whole system.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Acyclic {
+    pub succ: Vec<VarId>,
+    pub target: Vec<Vec<Option<usize>>>,
+    pub rank: Vec<VarId>,
+    /// Indices into [`System::invar`].
+    pub invars: Vec<usize>,
 }
 
 /// A finite path of full states, as read from any engine.

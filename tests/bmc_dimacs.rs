@@ -148,7 +148,7 @@ fn cadical_agrees_with_the_embedded_solver() {
 /// outside solver's model into a solution.
 #[test]
 fn cadical_model_of_a_successor_rank_model_with_defined_positions_decodes() {
-    use checkmate::grid::{compile::compile_model, parse, strengthen};
+    use checkmate::grid::{parse, strengthen};
     let Some(bin) = cadical() else { return };
     for file in [
         "models/bench/waypoint-6x6-s1.txt",
@@ -157,8 +157,7 @@ fn cadical_model_of_a_successor_rank_model_with_defined_positions_decodes() {
         let text = std::fs::read_to_string(file).unwrap();
         let puzzle = parse::parse(&text).unwrap();
         let models = strengthen::sat_models(&puzzle);
-        let last = &models.last().unwrap().options;
-        let (sys, _) = compile_model(&puzzle, last);
+        let sys = models.last().unwrap().compile(&puzzle);
         let k = sys.bound.unwrap();
         let text = bmc::dimacs(&sys, k, Encoding::Auto).unwrap();
         assert!(text.contains("= pos@3="), "{file}: positions are labelled");

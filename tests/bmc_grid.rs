@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 use checkmate::bmc::{self, BmcOptions, Encoding, SolverKind, Status};
 use checkmate::grid::compile::{compile_model, NoRevisit};
 use checkmate::grid::{self, strengthen, CompileOptions, Puzzle};
+use checkmate::ir::System;
 
 fn load(path: &Path) -> Puzzle {
     let text = std::fs::read_to_string(path).unwrap();
@@ -70,7 +71,7 @@ fn published_puzzles_have_their_published_solution() {
         let name = path.display();
         let puzzle = grid::parse(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         for (i, model) in strengthen::sat_models(&puzzle).iter().enumerate() {
-            let (sys, _) = compile_model(&puzzle, &model.options);
+            let sys = model.compile(&puzzle);
             let opts = BmcOptions {
                 count: Some(2),
                 ..Default::default()
@@ -105,10 +106,9 @@ fn the_solver_model_agrees_with_the_plain_model() {
             continue;
         }
         let puzzle = load(&path);
-        let count = |opts: &CompileOptions, prune: bool| {
-            let (sys, _) = compile_model(&puzzle, opts);
+        let count = |sys: &System, prune: bool| {
             let r = bmc::solve(
-                &sys,
+                sys,
                 &BmcOptions {
                     count: Some(3),
                     prune,
@@ -119,12 +119,17 @@ fn the_solver_model_agrees_with_the_plain_model() {
             verify(&puzzle, &r);
             (r.status, r.found(), r.exhausted)
         };
-        let plain = count(&CompileOptions::default(), false);
+        let plain_sys = compile_model(&puzzle, &CompileOptions::default()).0;
+        let plain = count(&plain_sys, false);
         let name = path.display();
         for (i, model) in strengthen::sat_models(&puzzle).iter().enumerate() {
-            assert_eq!(count(&model.options, true), plain, "{name}: model {i}");
+            assert_eq!(
+                count(&model.compile(&puzzle), true),
+                plain,
+                "{name}: model {i}"
+            );
         }
-        assert_eq!(count(&CompileOptions::default(), true), plain, "{name}");
+        assert_eq!(count(&plain_sys, true), plain, "{name}");
     }
 }
 
@@ -138,7 +143,7 @@ fn a_model_that_meets_its_conflict_budget_hands_over_to_the_next() {
     let models = strengthen::sat_models(&puzzle);
     assert_eq!(models.len(), 2);
     let run = |i: usize| {
-        let (sys, _) = compile_model(&puzzle, &models[i].options);
+        let sys = models[i].compile(&puzzle);
         let r = bmc::solve(
             &sys,
             &BmcOptions {

@@ -16,7 +16,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use checkmate::bmc::{self, BmcOptions, Status};
 use checkmate::checker::Engine;
-use checkmate::grid::{self, compile::compile_model, strengthen, CompileOptions, Puzzle, Variant};
+use checkmate::grid::{self, compile::compile_model, strengthen, Puzzle, Variant};
+use checkmate::ir::System;
 use checkmate::smv::{self, EmitOptions};
 use checkmate::trace::Verdict;
 use proptest::prelude::*;
@@ -201,13 +202,14 @@ const CAP: usize = 40;
 /// unique, status).
 fn bmc_answer(
     puzzle: &Puzzle,
-    options: &CompileOptions,
+    sys: &System,
+    lazy: bool,
 ) -> Result<(usize, bool, Option<bool>, Status), TestCaseError> {
-    let (sys, _) = compile_model(puzzle, options);
     let r = bmc::solve(
-        &sys,
+        sys,
         &BmcOptions {
             count: Some(CAP),
+            lazy,
             ..BmcOptions::default()
         },
     )
@@ -245,12 +247,19 @@ proptest! {
         let puzzle = grid::parse(&text).unwrap();
         let (count, _) = common::brute_force(&puzzle, CAP);
         for extras in EXTRAS {
-            let got = bmc_answer(&puzzle, &strengthen::options(extras).unwrap())?;
+            let (sys, _) = compile_model(&puzzle, &strengthen::options(extras).unwrap());
+            let got = bmc_answer(&puzzle, &sys, true)?;
             prop_assert_eq!(got, expected(count), "bmc {:?} on\n{}", extras, text);
         }
         for (i, model) in strengthen::sat_models(&puzzle).iter().enumerate() {
-            let got = bmc_answer(&puzzle, &model.options)?;
+            let sys = model.compile(&puzzle);
+            let got = bmc_answer(&puzzle, &sys, true)?;
             prop_assert_eq!(got, expected(count), "bmc, solve's model {} on\n{}", i, text);
+            if !sys.acyclic.is_empty() {
+                // The same system with its acyclicity encoded up front.
+                let got = bmc_answer(&puzzle, &sys, false)?;
+                prop_assert_eq!(got, expected(count), "bmc, solve's model {} eager on\n{}", i, text);
+            }
         }
         if NUSMV_DONE.fetch_add(1, Ordering::Relaxed) < NUSMV_CASES {
             if let Some(nusmv) = nusmv() {

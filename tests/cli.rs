@@ -267,7 +267,12 @@ fn cnf_is_dimacs_with_variable_names() {
     assert!(o.status.success(), "{}", stderr(&o));
     let text = stdout(&o);
     assert!(text.lines().any(|l| l.starts_with("p cnf ")));
-    assert!(text.contains("pos@0="), "variable map in comments");
+    assert!(text.contains("= succ_0@0="), "variable map in comments");
+    // A waypoint puzzle's first model is the successor model, its
+    // second the step-by-step one.
+    let o = checkmate(&["cnf", EXAMPLE, "--model", "2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("= pos@2="), "the step-by-step model");
     // `--model N` picks one of `solve`'s models; numbrix has two.
     let sparse = "tests/fixtures/grid/numbrix-9x9-sparse-s4.txt";
     let o = checkmate(&["cnf", sparse, "--model", "2"]);
@@ -276,9 +281,9 @@ fn cnf_is_dimacs_with_variable_names() {
         stdout(&o).contains("= succ_0@0="),
         "the successor/rank model"
     );
-    let o = checkmate(&["cnf", EXAMPLE, "--model", "2"]);
+    let o = checkmate(&["cnf", EXAMPLE, "--model", "3"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("--model 2: this puzzle has models 1 to 1"));
+    assert!(stderr(&o).contains("--model 3: this puzzle has models 1 to 2"));
 }
 
 #[test]

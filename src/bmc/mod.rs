@@ -36,6 +36,7 @@ mod cnf;
 mod domains;
 mod expr;
 mod fold;
+mod lazy;
 mod program;
 mod race;
 mod solver;
@@ -249,6 +250,10 @@ pub struct BmcOptions {
     /// its time and memory. Never with a [`BmcOptions::conflict_limit`]
     /// (a cheap first try; see the `race` module).
     pub jobs: usize,
+    /// Leave out the INVARs of the system's [`System::acyclic`] hint and
+    /// cut off the cycles of each model as they show up (the `lazy`
+    /// module). Default `true`; without a hint it changes nothing.
+    pub lazy: bool,
 }
 
 impl Default for BmcOptions {
@@ -268,6 +273,7 @@ impl Default for BmcOptions {
             conflict_limit: None,
             seed: 0,
             jobs: 1,
+            lazy: true,
         }
     }
 }
@@ -289,6 +295,7 @@ impl fmt::Debug for BmcOptions {
             .field("conflict_limit", &self.conflict_limit)
             .field("seed", &self.seed)
             .field("jobs", &self.jobs)
+            .field("lazy", &self.lazy)
             .finish()
     }
 }
@@ -384,6 +391,8 @@ pub struct BmcResult {
     pub seed: u32,
     /// How many searches ran ([`BmcOptions::jobs`]; 1 unless one raced).
     pub searches: usize,
+    /// Cut clauses added for models with a cycle ([`BmcOptions::lazy`]).
+    pub cuts: usize,
 }
 
 /// Wall-clock time per phase of one [`solve`].
@@ -418,6 +427,14 @@ impl fmt::Display for Phases {
             self.first_conflicts,
             ms(self.verify)
         )
+    }
+}
+
+/// A model's value of a SAT variable, an unassigned one read as false.
+fn lenient(value: Result<bool, BmcError>) -> Result<bool, BmcError> {
+    match value {
+        Err(BmcError::Unassigned(_)) => Ok(false),
+        v => v,
     }
 }
 
@@ -501,31 +518,41 @@ fn solve_one(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
         opts.progress.clone(),
         opts.conflict_limit,
     ));
+    let lazy = opts.lazy.then(|| lazy::Lazy::new(sys)).flatten();
     let hinted = opts.solver == SolverKind::Batsat && !sys.branch_vars.is_empty();
     if hinted {
-        match search(sys, opts, watch.clone(), &sys.branch_vars) {
+        match search(sys, opts, watch.clone(), &sys.branch_vars, lazy.as_ref()) {
             Err(BmcError::Unassigned(_)) => {}
             done => return done,
         }
     }
-    let mut r = search(sys, opts, watch, &[])?;
+    let mut r = search(sys, opts, watch, &[], lazy.as_ref())?;
     r.hint_fallback = hinted;
     Ok(r)
 }
 
 /// One search of [`solve`], branching on `branch` (all variables if
-/// empty).
-fn search(
-    sys: &System,
+/// empty); with `lazy`, over its relaxed system, each answer checked
+/// against `sys`.
+fn search<'s>(
+    sys: &'s System,
     opts: &BmcOptions,
     watch: Rc<Watch>,
     branch: &[VarId],
+    lazy: Option<&'s lazy::Lazy>,
 ) -> Result<BmcResult, BmcError> {
     let backend = solver::make(opts.solver, watch.clone(), opts.seed)?;
-    let mut u = Unroller::new(sys, opts.encoding, backend)?;
+    let mut u = Unroller::new(lazy.map_or(sys, |l| &l.relaxed), opts.encoding, backend)?;
     u.branch_on(branch);
     let search = Search {
         u,
+        whole: sys,
+        whole_each: match lazy {
+            Some(_) => sys.step_invariants(),
+            None => Vec::new(),
+        },
+        lazy,
+        cuts: 0,
         opts,
         watch,
         traces: Vec::new(),
@@ -572,6 +599,15 @@ pub fn dimacs(sys: &System, k: usize, encoding: Encoding) -> Result<String, BmcE
 /// The state of one call of [`solve`].
 struct Search<'s, 'o> {
     u: Unroller<'s, Box<dyn Backend>>,
+    /// The system the answers are checked against: the unrolled one, or
+    /// the whole one of a lazy search (`lazy`).
+    whole: &'s System,
+    /// [`System::step_invariants`] of `whole` when it is not the
+    /// unrolled system (else the unroller's own).
+    whole_each: Vec<usize>,
+    lazy: Option<&'s lazy::Lazy>,
+    /// Cut clauses added so far.
+    cuts: usize,
     opts: &'o BmcOptions,
     watch: Rc<Watch>,
     traces: Vec<Trace>,
@@ -616,10 +652,21 @@ impl Search<'_, '_> {
     /// usual search, which answers `unsat` or finds what the check
     /// missed).
     fn determined(&mut self, k: usize) -> Option<Trace> {
-        let u = &self.u;
+        let (u, lazy) = (&self.u, self.lazy);
+        let whole = self.whole;
+        let each = match self.lazy {
+            Some(_) => &self.whole_each[..],
+            None => self.u.invar_each(),
+        };
         let trace = timed(&mut self.phases.verify, || {
-            let trace = u.determined(k)?;
-            u.sys.check_with(&trace, u.invar_each()).ok()?;
+            let trace = match (u.determined(k)?, lazy) {
+                (t, None) => t,
+                (t, Some(l)) => match l.refine(t) {
+                    lazy::Refinement::Complete(t) => t,
+                    lazy::Refinement::Cuts(_) => return None,
+                },
+            };
+            whole.check_with(&trace, each).ok()?;
             Some(trace)
         })?;
         self.time_to_first = Some(self.watch.elapsed());
@@ -675,14 +722,45 @@ impl Search<'_, '_> {
                 self.report(k, Phase::Answered);
                 return Ok(answer == Answer::Unsat);
             }
-            let u = &self.u;
+            let (u, lazy) = (&self.u, self.lazy);
+            let whole = self.whole;
+            let each = match self.lazy {
+                Some(_) => &self.whole_each[..],
+                None => self.u.invar_each(),
+            };
             let trace = timed(&mut self.phases.verify, || {
-                let trace = u.decode(k, &mut |v| u.sink.value(v))?;
-                u.sys
-                    .check_with(&trace, u.invar_each())
+                let strict = || u.decode(k, &mut |v| u.sink.value(v));
+                let trace = match lazy {
+                    None => strict()?,
+                    // A model with a cycle may leave variables on the
+                    // cycle unassigned under the branching hint (a leg
+                    // on a cycle of plain cells): only the successors
+                    // matter to its cuts. A model without one is read
+                    // again, strictly.
+                    Some(l) => {
+                        match l.refine(u.decode_loose(k, &mut |v| lenient(u.sink.value(v)))?) {
+                            lazy::Refinement::Cuts(cuts) => return Ok(Err(cuts)),
+                            lazy::Refinement::Complete(_) => match l.refine(strict()?) {
+                                lazy::Refinement::Complete(t) => t,
+                                lazy::Refinement::Cuts(cuts) => return Ok(Err(cuts)),
+                            },
+                        }
+                    }
+                };
+                whole
+                    .check_with(&trace, each)
                     .map_err(|source| BmcError::Verify { bound: k, source })?;
-                Ok::<_, BmcError>(trace)
+                Ok::<_, BmcError>(Ok(trace))
             })?;
+            let trace = match trace {
+                Ok(t) => t,
+                Err(cuts) => {
+                    let start = std::time::Instant::now();
+                    self.add_cuts(&cuts)?;
+                    self.phases.encode += start.elapsed();
+                    continue;
+                }
+            };
             self.time_to_first.get_or_insert(self.watch.elapsed());
             let start = std::time::Instant::now();
             self.block(k, &trace)?;
@@ -693,6 +771,20 @@ impl Search<'_, '_> {
                 return Ok(false);
             }
         }
+    }
+
+    /// Adds the clauses of a lazy search's cuts (each a disjunction of
+    /// `var = value` at step 0: the graph's variables are frozen).
+    fn add_cuts(&mut self, cuts: &[Vec<(VarId, crate::ir::Value)>]) -> Result<(), BmcError> {
+        for cut in cuts {
+            let mut clause = Vec::with_capacity(cut.len());
+            for (v, value) in cut {
+                clause.push(self.u.value_lit(*v, 0, value)?);
+            }
+            self.u.clause(&clause)?;
+        }
+        self.cuts += cuts.len();
+        Ok(())
     }
 
     /// Counts a solution, and keeps it if fewer than
@@ -780,6 +872,7 @@ impl Search<'_, '_> {
             hint_fallback: false,
             seed: self.opts.seed,
             searches: 1,
+            cuts: self.cuts,
         }
     }
 }

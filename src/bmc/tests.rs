@@ -1330,3 +1330,140 @@ fn comparisons_of_two_order_encoded_terms_count_right_and_skip_holes() {
         assert!(2 * even <= full + 2, "strict {strict}: {even} vs {full}");
     }
 }
+
+/// `n` nodes, each pointing at another or at none (frozen `p_i`, values
+/// `to{j}` and `none`), at most one pointer into each node, exactly one
+/// node without a successor, and ranks that grow along the pointers
+/// (the [`System::acyclic`] hint): the solutions are the `n!` Hamiltonian
+/// paths of the complete graph.
+fn hamiltonian_paths(n: usize) -> System {
+    let mut sys = System {
+        bound: Some(0),
+        ..System::default()
+    };
+    let names = |i: usize| -> Vec<String> {
+        (0..n)
+            .filter(|&j| j != i)
+            .map(|j| format!("to{j}"))
+            .chain(["none".to_string()])
+            .collect()
+    };
+    let p: Vec<VarId> = (0..n)
+        .map(|i| sys.add_var(format!("p{i}"), Domain::Enum(names(i)), true))
+        .collect();
+    let rank: Vec<VarId> = (0..n)
+        .map(|i| {
+            sys.add_var(
+                format!("r{i}"),
+                Domain::Range {
+                    lo: 0,
+                    hi: n as i64 - 1,
+                },
+                true,
+            )
+        })
+        .collect();
+    let points = |i: usize, j: usize| Expr::eq(Expr::var(p[i]), Expr::sym(&format!("to{j}")));
+    for j in 0..n {
+        let into: Vec<Expr> = (0..n).filter(|&i| i != j).map(|i| points(i, j)).collect();
+        sys.invar.push(Constraint {
+            label: format!("at most one pointer into {j}"),
+            expr: Expr::le(Expr::Count(into), Expr::int(1)),
+        });
+    }
+    let ends: Vec<Expr> = p
+        .iter()
+        .map(|&x| Expr::eq(Expr::var(x), Expr::sym("none")))
+        .collect();
+    sys.invar.push(Constraint {
+        label: "one end".into(),
+        expr: Expr::eq(Expr::Count(ends), Expr::int(1)),
+    });
+    let mut hint = crate::ir::Acyclic {
+        succ: p.clone(),
+        rank: rank.clone(),
+        ..Default::default()
+    };
+    for i in 0..n {
+        let mut targets = Vec::new();
+        for name in names(i) {
+            let j = name.strip_prefix("to").map(|j| j.parse::<usize>().unwrap());
+            targets.push(j);
+            if let Some(j) = j {
+                hint.invars.push(sys.invar.len());
+                sys.invar.push(Constraint {
+                    label: format!("{i} -> {j} raises the rank"),
+                    expr: Expr::implies(
+                        points(i, j),
+                        Expr::lt(Expr::var(rank[i]), Expr::var(rank[j])),
+                    ),
+                });
+            }
+        }
+        hint.target.push(targets);
+    }
+    sys.acyclic.push(hint);
+    sys.solution_vars = p;
+    sys
+}
+
+#[test]
+fn lazy_acyclicity_counts_what_the_ranks_count() {
+    let sys = hamiltonian_paths(4);
+    for enc in ENCODINGS {
+        for lazy in [true, false] {
+            let o = BmcOptions {
+                count: Some(0),
+                lazy,
+                ..opts(enc)
+            };
+            let r = solve(&sys, &o).unwrap();
+            assert_eq!((r.found(), r.exhausted), (24, true), "{enc}, lazy {lazy}");
+            // Without the ranks the pointers close cycles: the lazy
+            // search meets some and cuts them off.
+            assert_eq!(r.cuts > 0, lazy, "{enc}, lazy {lazy}");
+            for t in &r.traces {
+                assert_eq!(sys.check(t), Ok(()));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_rank_read_outside_the_hint_turns_the_lazy_search_off() {
+    let mut sys = hamiltonian_paths(3);
+    let r0 = sys.var_by_name("r0").unwrap();
+    sys.invar.push(Constraint {
+        label: "node 0 ranks lowest".into(),
+        expr: Expr::eq(Expr::var(r0), Expr::int(0)),
+    });
+    let o = BmcOptions {
+        count: Some(0),
+        ..BmcOptions::default()
+    };
+    let r = solve(&sys, &o).unwrap();
+    // The paths that start on node 0: 2 of the 6.
+    assert_eq!((r.found(), r.exhausted, r.cuts), (2, true, 0));
+}
+
+#[test]
+fn a_hint_whose_invariants_need_more_than_growing_ranks_is_an_engine_error() {
+    let mut sys = hamiltonian_paths(3);
+    let (r0, r1) = (
+        sys.var_by_name("r0").unwrap(),
+        sys.var_by_name("r1").unwrap(),
+    );
+    // Claimed by the hint, but not true of every ranking that grows.
+    sys.acyclic[0].invars.push(sys.invar.len());
+    sys.invar.push(Constraint {
+        label: "ranks 0 and 1 two apart".into(),
+        expr: Expr::eq(Expr::Add(vec![Expr::var(r0), Expr::int(2)]), Expr::var(r1)),
+    });
+    let r = solve(&sys, &BmcOptions::default());
+    assert!(matches!(r, Err(BmcError::Verify { .. })), "{r:?}");
+    let eager = BmcOptions {
+        lazy: false,
+        ..BmcOptions::default()
+    };
+    assert_eq!(solve(&sys, &eager).unwrap().status, Status::Solved);
+}

@@ -912,6 +912,26 @@ impl<'s, S: Sink> Unroller<'s, S> {
         k: usize,
         val: &mut dyn FnMut(Var) -> Result<bool, BmcError>,
     ) -> Result<Trace, BmcError> {
+        self.decode_with(k, val, false)
+    }
+
+    /// [`Unroller::decode`], but a copy whose literals name no single
+    /// value (in a model that leaves them unassigned) reads as the
+    /// domain's first value: for a look at a model's other variables only.
+    pub fn decode_loose(
+        &self,
+        k: usize,
+        val: &mut dyn FnMut(Var) -> Result<bool, BmcError>,
+    ) -> Result<Trace, BmcError> {
+        self.decode_with(k, val, true)
+    }
+
+    fn decode_with(
+        &self,
+        k: usize,
+        val: &mut dyn FnMut(Var) -> Result<bool, BmcError>,
+        loose: bool,
+    ) -> Result<Trace, BmcError> {
         let mut lit_val = |l: Lit| -> Result<bool, BmcError> {
             if l == self.top {
                 return Ok(true);
@@ -937,6 +957,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
                     }
                     match on.as_slice() {
                         [j] => *j,
+                        _ if loose => 0,
                         _ => return Err(bad("not exactly one value is true")),
                     }
                 }
@@ -958,6 +979,9 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 }
             };
             if index >= var.domain.size() {
+                if loose {
+                    return Ok(0);
+                }
                 return Err(bad("value index outside the domain"));
             }
             Ok(index)

@@ -421,7 +421,7 @@ fn solve_bmc(
             jobs: args.jobs.map_or_else(default_jobs, |n| n as usize),
             ..BmcOptions::default()
         };
-        let (system, result) = solve_model(puzzle, &model.options, opts, args.quiet)?;
+        let (system, result) = solve_model(puzzle, &model, opts, args.quiet)?;
         let handed_over = !last && matches!(result.limit, Some(bmc::Limit::Conflicts(_)));
         if !handed_over {
             let report = bmc_report(puzzle, args, &result)?;
@@ -469,12 +469,12 @@ fn ctrl_c() -> Arc<AtomicBool> {
 /// engine (a progress line on a terminal unless `quiet`).
 fn solve_model(
     puzzle: &Puzzle,
-    options: &grid::CompileOptions,
+    model: &SatModel,
     mut opts: BmcOptions,
     quiet: bool,
 ) -> anyhow::Result<(System, bmc::BmcResult)> {
     let start = Instant::now();
-    let system = grid::compile::compile_model(puzzle, options).0;
+    let system = model.compile(puzzle);
     phase_done("compile", start);
     let show_progress = !quiet && std::io::stderr().is_terminal();
     opts.progress = show_progress.then(|| -> bmc::ProgressFn {
@@ -488,6 +488,12 @@ fn solve_model(
     phase_done("bmc", start);
     if phases_shown() {
         eprintln!("  bmc: {}, {} conflicts", result.phases, result.conflicts);
+        if result.cuts > 0 {
+            eprintln!(
+                "  bmc: {} cuts against cycles, in {} solves",
+                result.cuts, result.solves
+            );
+        }
         if result.searches > 1 {
             eprintln!(
                 "  bmc: {} searches raced; the one seeded {} answered",
@@ -516,15 +522,19 @@ fn bmc_report(
     }
     phase_done("verify", start);
     let stopped = result.limit.map(|l| l.to_string());
+    // The moves of every solution path, as NuSMV's step-by-step model
+    // counts them (the successor model holds the whole path in its one
+    // state, bound 0).
+    let moves = puzzle.open_count() - 1;
     let mut report = match result.status {
         Status::Solved => {
-            let mut r = Report::solved(puzzle, solutions.swap_remove(0), "bmc", result.bound);
+            let mut r = Report::solved(puzzle, solutions.swap_remove(0), "bmc", moves);
             // A count cut short (timeout, Ctrl-C, the cap) says why.
             r.note = stopped.as_ref().map(|l| format!("stopped early: {l}"));
             r
         }
-        Status::Unsat => Report::unsat(puzzle, "bmc", result.bound),
-        Status::Unknown => Report::unknown(puzzle, "bmc", result.bound, stopped.clone()),
+        Status::Unsat => Report::unsat(puzzle, "bmc", moves),
+        Status::Unknown => Report::unknown(puzzle, "bmc", moves, stopped.clone()),
     };
     report.json.stopped = stopped;
     if args.count.is_some() {
@@ -624,7 +634,7 @@ fn pick_models(puzzle: &Puzzle, n: Option<usize>) -> anyhow::Result<Vec<SatModel
 pub fn cnf(args: CnfArgs) -> anyhow::Result<ExitCode> {
     let puzzle = load_puzzle(&args.puzzle)?;
     let model = pick_models(&puzzle, Some(args.model))?.swap_remove(0);
-    let system = grid::compile::compile_model(&puzzle, &model.options).0;
+    let system = model.compile(&puzzle);
     let k = args.bound.or(system.bound).unwrap_or(0);
     let text = bmc::dimacs(&system, k, encoding(args.encoding))?;
     deliver(&text, args.output.as_deref())?;

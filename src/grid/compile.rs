@@ -161,7 +161,7 @@ fn ids(puzzle: &Puzzle) -> impl Iterator<Item = CellId> {
 }
 
 /// The header comment: what the model is and how to read it.
-fn describe(puzzle: &Puzzle) -> Vec<String> {
+pub(super) fn describe(puzzle: &Puzzle) -> Vec<String> {
     let n = puzzle.open_count();
     let mut out = vec![
         format!(

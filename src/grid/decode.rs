@@ -1,11 +1,14 @@
 //! [`Trace`] of a compiled grid system → [`Solution`].
 //!
 //! Input: a puzzle and a trace over the variables of the system that
-//! [`super::compile()`] built for it (any engine's). Output: the path, one
-//! board cell per step, read from `pos` ([`super::compile::POS`]) in the
-//! first `n` states (`n` = open cells). Later states, if any, are the
-//! stuttering extension of a solved path (NuSMV's BDD engine prints a
-//! lasso) and are ignored here; the IR evaluator checks them.
+//! [`super::compile()`] or [`super::successor::compile`] built for it (any
+//! engine's). Output: the path, one board cell per step: read from `pos`
+//! ([`super::compile::POS`], an integer) in the first `n` states (`n` =
+//! open cells) of a step-by-step model's trace, or, when variable 0 is a
+//! direction (`succ_0` of the successor model), by following the
+//! successors of the first state from waypoint 1. Later states, if any,
+//! are the stuttering extension of a solved path (NuSMV's BDD engine
+//! prints a lasso) and are ignored here; the IR evaluator checks them.
 //!
 //! Decoding does not verify the path: [`super::check()`] does, independently.
 
@@ -28,10 +31,18 @@ pub enum DecodeError {
         value: String,
         max: usize,
     },
+    #[error("the successors do not lead from waypoint 1 to the end through open cells")]
+    NotAWalk,
 }
 
 /// Reads the path from the first `n` states of `trace`.
 pub fn decode(puzzle: &Puzzle, trace: &Trace) -> Result<Solution, DecodeError> {
+    if let Some(state @ [Value::Sym(_), ..]) = trace.states.first().map(|s| s.as_slice()) {
+        let path = super::successor::walk(puzzle, state).ok_or(DecodeError::NotAWalk)?;
+        return Ok(Solution {
+            path: path.into_iter().map(|c| puzzle.coord(c)).collect(),
+        });
+    }
     let n = puzzle.open_count();
     if trace.states.len() < n {
         return Err(DecodeError::TooShort {

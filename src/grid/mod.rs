@@ -29,6 +29,7 @@ pub mod decode;
 pub mod parse;
 pub mod render;
 pub mod strengthen;
+pub mod successor;
 
 use std::fmt;
 use std::str::FromStr;

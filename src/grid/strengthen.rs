@@ -287,8 +287,38 @@ pub fn sat_options(p: &Puzzle) -> CompileOptions {
 /// A model for the bounded model checker and the conflicts it is given
 /// before the next model of [`sat_models`] takes over (`None`: no limit).
 pub struct SatModel {
-    pub options: CompileOptions,
+    pub kind: ModelKind,
     pub conflict_budget: Option<u64>,
+}
+
+/// Which system a [`SatModel`] compiles to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ModelKind {
+    /// The step-by-step model ([`super::compile::compile_model`]) with
+    /// these options.
+    Steps(CompileOptions),
+    /// The successor model of a waypoint puzzle ([`super::successor`]).
+    Successors,
+}
+
+impl SatModel {
+    fn steps(options: CompileOptions, conflict_budget: Option<u64>) -> SatModel {
+        SatModel {
+            kind: ModelKind::Steps(options),
+            conflict_budget,
+        }
+    }
+
+    /// The system of this model for `p` (the successor model exists for
+    /// waypoint puzzles only; for the others this is [`sat_options`]'
+    /// step-by-step model).
+    pub fn compile(&self, p: &Puzzle) -> System {
+        match &self.kind {
+            ModelKind::Steps(options) => super::compile::compile_model(p, options).0,
+            ModelKind::Successors => super::successor::compile(p)
+                .unwrap_or_else(|| super::compile::compile_model(p, &sat_options(p)).0),
+        }
+    }
 }
 
 /// The models `checkmate solve` tries in turn on `p`, each but the last
@@ -387,19 +417,16 @@ pub fn sat_models(p: &Puzzle) -> Vec<SatModel> {
         ..CompileOptions::default()
     };
     match p.variant {
-        Variant::Waypoint => vec![SatModel {
-            options: sat_options(p),
-            conflict_budget: None,
-        }],
-        Variant::Numbrix | Variant::Hidato => vec![
+        Variant::Waypoint => vec![
             SatModel {
-                options: sat_options(p),
-                conflict_budget: Some(FALLBACK_BUDGET),
-            },
-            SatModel {
-                options: order(),
+                kind: ModelKind::Successors,
                 conflict_budget: None,
             },
+            SatModel::steps(sat_options(p), None),
+        ],
+        Variant::Numbrix | Variant::Hidato => vec![
+            SatModel::steps(sat_options(p), Some(FALLBACK_BUDGET)),
+            SatModel::steps(order(), None),
         ],
     }
 }
@@ -606,7 +633,7 @@ pub fn cover(p: &Puzzle, v: &GridVars, sys: &mut System) {
 }
 
 /// The direction name of the move from `a` to the adjacent `b`.
-fn direction(p: &Puzzle, a: CellId, b: CellId) -> &'static str {
+pub(super) fn direction(p: &Puzzle, a: CellId, b: CellId) -> &'static str {
     use std::cmp::Ordering::{Equal, Greater, Less};
     let (x, y) = (p.coord(a), p.coord(b));
     match (y.row.cmp(&x.row), y.col.cmp(&x.col)) {
@@ -622,7 +649,8 @@ fn direction(p: &Puzzle, a: CellId, b: CellId) -> &'static str {
     }
 }
 
-const END: &str = "end";
+/// The value of a `succ_i` variable on the last cell of the path.
+pub(super) const END: &str = "end";
 
 fn int(i: usize) -> Expr {
     Expr::int(i as i64)
@@ -856,6 +884,11 @@ pub fn legs(p: &Puzzle, v: &GridVars, sys: &mut System) {
 /// outright.
 pub fn cycles(p: &Puzzle, v: &GridVars, sys: &mut System) {
     let succ = succ_vars(p, v, sys);
+    add_cycle_bans(p, &succ, sys);
+}
+
+/// The INVARs of [`cycles`] over the successor variables `succ` (by cell).
+pub(super) fn add_cycle_bans(p: &Puzzle, succ: &[VarId], sys: &mut System) {
     let id = |r: usize, c: usize| {
         (r < p.rows() && c < p.cols())
             .then(|| p.cell_id(Coord::new(r, c)))
@@ -908,7 +941,7 @@ pub fn cycles(p: &Puzzle, v: &GridVars, sys: &mut System) {
     }
 }
 
-fn add_legs(p: &Puzzle, succ: &[VarId], sys: &mut System) {
+pub(super) fn add_legs(p: &Puzzle, succ: &[VarId], sys: &mut System) {
     let n = p.open_count();
     let givens = p.givens();
     let m = givens.len();

@@ -1,0 +1,190 @@
+//! The successor model of a waypoint puzzle: the whole path in one state,
+//! as the way it leaves each cell.
+//!
+//! Input: a waypoint [`Puzzle`]. Output: a [`System`] of bound 0 (one
+//! state, every variable frozen) whose solutions are exactly the puzzle's
+//! solutions:
+//! * `succ_i` (variables `0..n`, in [`CellId`] order, so a decoder finds
+//!   them without the system): the direction of the move out of open cell
+//!   `i` (`n`, `ne`, … as in [`super::strengthen`]), or `end` on the last
+//!   waypoint, the one cell without a successor;
+//! * every cell but waypoint 1 has exactly one predecessor, waypoint 1
+//!   none; no move goes back and forth;
+//! * `leg[i]`: the legs of [`super::strengthen::legs`] (a move stays on
+//!   its leg or enters the next waypoint), which put the waypoints in
+//!   order along the path;
+//! * `rank[i] : 1..n`: a move raises the rank, so the moves close no
+//!   cycle; the system's [`System::acyclic`] hint names these INVARs, and
+//!   the bounded model checker leaves them out and cuts off cycles as its
+//!   models show them (`bmc::lazy`);
+//! * the short-cycle bans of [`super::strengthen::cycles`].
+//!
+//! Why exact: with one successor everywhere but on the last waypoint, one
+//! predecessor everywhere but on the first, and no cycle, the moves form
+//! one path from waypoint 1 to the last one through every open cell; the
+//! legs make it meet the waypoints in order. Conversely every solution
+//! has these successors, legs (the last waypoint met so far) and ranks
+//! (the steps). Measured against the step-by-step model in
+//! [`super::strengthen::sat_models`].
+
+use super::strengthen::{add_cycle_bans, add_legs, direction, END};
+use super::{CellId, Coord, Puzzle, Variant};
+use crate::ir::{Acyclic, Constraint, Domain, Expr, System, Value, VarId};
+
+/// Builds the successor model of a waypoint puzzle (`None` for the
+/// other variants, whose numbers are steps: their successor model is the
+/// rank model of [`super::strengthen::path_order`]).
+pub fn compile(p: &Puzzle) -> Option<System> {
+    if p.variant != Variant::Waypoint {
+        return None;
+    }
+    let n = p.open_count();
+    let cells: Vec<CellId> = (0..n as u32).map(CellId).collect();
+    let (start, end) = (p.start()?, p.end()?);
+    let mut sys = System {
+        comment: super::compile::describe(p),
+        bound: Some(0),
+        ..System::default()
+    };
+    let succ: Vec<VarId> = cells
+        .iter()
+        .map(|&c| {
+            let dirs: Vec<String> = if c == end {
+                vec![END.into()]
+            } else {
+                p.neighbours(c)
+                    .into_iter()
+                    .map(|d| direction(p, c, d).to_string())
+                    .collect()
+            };
+            sys.add_var(format!("succ_{}", c.0), directions(dirs), true)
+        })
+        .collect();
+    let goes =
+        |a: CellId, b: CellId| Expr::eq(Expr::var(succ[a.index()]), Expr::sym(direction(p, a, b)));
+    for &c in &cells {
+        if c != end && p.neighbours(c).is_empty() {
+            invar(&mut sys, format!("cell {} has no way out", c.0), Expr::f());
+        }
+        let preds: Vec<Expr> = p.neighbours(c).into_iter().map(|d| goes(d, c)).collect();
+        let wanted = if c == start { 0 } else { 1 };
+        invar(
+            &mut sys,
+            format!("cell {} has {wanted} predecessor(s)", c.0),
+            Expr::eq(Expr::Count(preds), Expr::int(wanted)),
+        );
+        for d in p.neighbours(c).into_iter().filter(|&d| c < d) {
+            invar(
+                &mut sys,
+                format!("no move back and forth between {} and {}", c.0, d.0),
+                Expr::negate(Expr::And(vec![goes(c, d), goes(d, c)])),
+            );
+        }
+    }
+    add_legs(p, &succ, &mut sys);
+    add_cycle_bans(p, &succ, &mut sys);
+    add_ranks(p, &succ, &mut sys);
+    sys.solution_vars = succ.clone();
+    sys.branch_vars = succ;
+    Some(sys)
+}
+
+/// An enumeration of directions; a cell without neighbours (and not the
+/// end) gets `end` so its domain is not empty, and an INVAR saying it
+/// cannot be.
+fn directions(mut dirs: Vec<String>) -> Domain {
+    if dirs.is_empty() {
+        dirs.push(END.into());
+    }
+    Domain::Enum(dirs)
+}
+
+fn invar(sys: &mut System, label: String, expr: Expr) {
+    sys.invar.push(Constraint { label, expr });
+}
+
+/// The witness ranks: a move raises the rank. These INVARs are the
+/// system's [`System::acyclic`] hint.
+fn add_ranks(p: &Puzzle, succ: &[VarId], sys: &mut System) {
+    let n = p.open_count();
+    let rank = sys.add_family(
+        "rank",
+        n,
+        Domain::Range {
+            lo: 1,
+            hi: n as i64,
+        },
+        true,
+    );
+    let mut hint = Acyclic {
+        succ: succ.to_vec(),
+        rank: rank.clone(),
+        ..Acyclic::default()
+    };
+    for (i, &s) in succ.iter().enumerate() {
+        let c = CellId(i as u32);
+        let Domain::Enum(dirs) = &sys.var(s).domain else {
+            unreachable!("successors are directions")
+        };
+        let targets: Vec<Option<usize>> = dirs
+            .iter()
+            .map(|d| step_toward(p, p.coord(c), d).map(|x| x.index()))
+            .collect();
+        for (dir, t) in dirs.clone().iter().zip(&targets) {
+            let Some(t) = *t else { continue };
+            hint.invars.push(sys.invar.len());
+            invar(
+                sys,
+                format!("a move {} -> {t} raises the rank", c.0),
+                Expr::implies(
+                    Expr::eq(Expr::var(s), Expr::sym(dir)),
+                    Expr::lt(Expr::var(rank[i]), Expr::var(rank[t])),
+                ),
+            );
+        }
+        hint.target.push(targets);
+    }
+    sys.acyclic.push(hint);
+}
+
+/// The open cell one move from `at` in direction `dir` (`None` for `end`
+/// or off the open cells).
+pub(super) fn step_toward(p: &Puzzle, at: Coord, dir: &str) -> Option<CellId> {
+    let (dr, dc): (i64, i64) = match dir {
+        "n" => (-1, 0),
+        "s" => (1, 0),
+        "w" => (0, -1),
+        "e" => (0, 1),
+        "nw" => (-1, -1),
+        "ne" => (-1, 1),
+        "sw" => (1, -1),
+        "se" => (1, 1),
+        _ => return None,
+    };
+    let r = usize::try_from(at.row as i64 + dr).ok()?;
+    let c = usize::try_from(at.col as i64 + dc).ok()?;
+    p.cell_id(Coord::new(r, c))
+}
+
+/// The path a successor-model state describes: from waypoint 1 along the
+/// successors (`succ_i` is variable `i`). `None` when a value is not a
+/// direction to an open cell before the end, or the walk is longer than
+/// the board (a cycle; the IR check rules both out for a solution).
+pub(super) fn walk(p: &Puzzle, state: &[Value]) -> Option<Vec<CellId>> {
+    let n = p.open_count();
+    let mut at = p.start()?;
+    let mut path = vec![at];
+    loop {
+        let Value::Sym(dir) = state.get(at.index())? else {
+            return None;
+        };
+        if &**dir == END {
+            return Some(path);
+        }
+        at = step_toward(p, p.coord(at), dir)?;
+        path.push(at);
+        if path.len() > n {
+            return None;
+        }
+    }
+}
