@@ -1,7 +1,9 @@
 //! Differential tests of the grid pipeline against the real NuSMV 2.5.4:
-//! puzzle → `grid::compile` → `smv::emit` → NuSMV (BDD, and SAT-based BMC
-//! at the solution length) → trace → `System::check` → `grid::decode` →
-//! `grid::check`, compared with the brute-force solver of `common`.
+//! puzzle → `grid::compile` (and, for waypoint puzzles, the successor
+//! model of `grid::successor`, the one `checkmate solve` gives its own
+//! engine) → `smv::emit` → NuSMV (BDD, and SAT-based BMC at the solution
+//! length) → trace → `System::check` → `grid::decode` → `grid::check`,
+//! compared with the brute-force solver of `common`.
 //!
 //! Tests fail when `CI` is set and NuSMV is missing; otherwise they print
 //! "skipping: …" and return.
@@ -11,12 +13,13 @@ use common::nusmv;
 
 use checkmate::checker::{Checker, Engine};
 use checkmate::grid::{self, Cell, Puzzle, Variant};
+use checkmate::ir::System;
 use checkmate::smv::{emit, EmitOptions};
 use checkmate::trace::Verdict;
 use proptest::prelude::*;
 
 /// What NuSMV said, after every check passed.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Answer {
     Solved,
     Unsat,
@@ -25,9 +28,29 @@ enum Answer {
 /// Runs NuSMV on the puzzle's model and verifies its answer; panics with
 /// `name` on anything unexpected.
 fn run(nusmv: &Checker, name: &str, puzzle: &Puzzle, engine: Engine) -> Answer {
-    let sys = grid::compile(puzzle);
+    run_system(nusmv, name, puzzle, &grid::compile(puzzle), engine)
+}
+
+/// The answers of NuSMV on both engines for `sys`, a model of `puzzle`.
+fn both_engines(nusmv: &Checker, name: &str, puzzle: &Puzzle, sys: &System) -> [Answer; 2] {
+    let bound = sys.bound.unwrap();
+    let bdd = run_system(nusmv, name, puzzle, sys, Engine::Bdd);
+    [
+        bdd,
+        run_system(nusmv, name, puzzle, sys, Engine::Bmc { bound }),
+    ]
+}
+
+/// [`run`] on the system `sys` of `puzzle`.
+fn run_system(
+    nusmv: &Checker,
+    name: &str,
+    puzzle: &Puzzle,
+    sys: &System,
+    engine: Engine,
+) -> Answer {
     let model = emit(
-        &sys,
+        sys,
         &EmitOptions {
             title: name.to_string(),
             ..EmitOptions::default()
@@ -47,7 +70,7 @@ fn run(nusmv: &Checker, name: &str, puzzle: &Puzzle, engine: Engine) -> Answer {
                 .trace
                 .as_ref()
                 .unwrap_or_else(|| panic!("{name}: false without a trace"));
-            let full = named.to_ir(&sys).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let full = named.to_ir(sys).unwrap_or_else(|e| panic!("{name}: {e}"));
             // The whole lasso (stuttering after the goal) is a run of the
             // system, and so is the prefix up to the goal.
             assert_eq!(sys.check(&full), Ok(()), "{name}: full trace");
@@ -75,6 +98,7 @@ fn run(nusmv: &Checker, name: &str, puzzle: &Puzzle, engine: Engine) -> Answer {
 fn corpus_puzzles_solve_through_nusmv_bdd_and_bmc() {
     let Some(nusmv) = nusmv() else { return };
     let mut checked = 0;
+    let mut checked_successors = 0;
     for file in common::corpus("grid") {
         let (name, puzzle) = common::load(&file);
         if puzzle.open_count() > 40 {
@@ -96,9 +120,18 @@ fn corpus_puzzles_solve_through_nusmv_bdd_and_bmc() {
             expected,
             "{name} BMC"
         );
+        if let Some(succ) = grid::successor::compile(&puzzle).filter(|_| bound < 16) {
+            let [bdd, bmc] = both_engines(&nusmv, &name, &puzzle, &succ);
+            assert_eq!((bdd, bmc), (expected, expected), "{name} successor model");
+            checked_successors += 1;
+        }
         checked += 1;
     }
     assert!(checked >= 15, "only {checked} puzzles checked");
+    assert!(
+        checked_successors >= 3,
+        "only {checked_successors} successor models"
+    );
 }
 
 /// A random small puzzle: 2..5 x 2..5, some blocked cells, a few numbers.
@@ -178,5 +211,14 @@ proptest! {
         let bound = puzzle.open_count() - 1;
         let expected = if count > 0 { Answer::Solved } else { Answer::Unsat };
         prop_assert_eq!(run(&nusmv, &name, &puzzle, Engine::Bmc { bound }), expected);
+        // NuSMV's BDDs for the successor model's ranks grow fast with the
+        // board: the smaller boards only (a third of the time otherwise).
+        let small = puzzle.open_count() <= 12;
+        if let Some(succ) = grid::successor::compile(&puzzle).filter(|_| small) {
+            let expected = if count > 0 { Answer::Solved } else { Answer::Unsat };
+            let [bdd, bmc] = both_engines(&nusmv, &name, &puzzle, &succ);
+            prop_assert_eq!(bdd, expected, "successor model, BDD");
+            prop_assert_eq!(bmc, if count > 0 { Answer::Solved } else { Answer::Unsat }, "successor model, BMC");
+        }
     }
 }

@@ -41,6 +41,10 @@ pub(crate) struct Lazy {
     /// The system without the hints' INVARs, each rank one value.
     pub relaxed: System,
     graphs: Vec<Graph>,
+    /// `kept[i]`: the whole system's index of the relaxed INVAR `i`.
+    kept: Vec<usize>,
+    /// The hints' INVARs (indices into the whole system's).
+    dropped: Vec<usize>,
 }
 
 /// One hint's graph, checked and with its neighbourhoods.
@@ -97,12 +101,29 @@ impl Lazy {
             i += 1;
             !dropped[i - 1]
         });
+        let kept = (0..sys.invar.len()).filter(|&i| !dropped[i]).collect();
+        let dropped = (0..sys.invar.len()).filter(|&i| dropped[i]).collect();
         for g in &graphs {
             for &r in &g.rank {
                 relaxed.vars[r.index()].domain = Domain::Range { lo: g.lo, hi: g.lo };
             }
         }
-        Some(Lazy { relaxed, graphs })
+        Some(Lazy {
+            relaxed,
+            graphs,
+            kept,
+            dropped,
+        })
+    }
+
+    /// The whole system's [`System::step_invariants`], given the relaxed
+    /// system's (`relaxed_each`): the same INVARs, and those of the hints
+    /// that read more than frozen variables (none, when the hint holds).
+    pub fn whole_step_invariants(&self, whole: &System, relaxed_each: &[usize]) -> Vec<usize> {
+        let mut each: Vec<usize> = relaxed_each.iter().map(|&i| self.kept[i]).collect();
+        each.extend(whole.step_invariants_among(self.dropped.iter().copied()));
+        each.sort_unstable();
+        each
     }
 
     /// Cuts for the cycles of `trace` (a trace of the relaxed system), or

@@ -26,7 +26,13 @@
 //!   bound;
 //! * with [`BmcOptions::jobs`] above 1, a search still running after a
 //!   quarter of a second is joined by differently seeded ones on other
-//!   threads, and the first answer wins (`race`).
+//!   threads, and the first answer wins (`race`);
+//! * a system with an [`System::acyclic`] hint is unrolled without the
+//!   hint's INVARs (with [`BmcOptions::lazy`], the default): a model whose
+//!   successors close a cycle gets clauses that cut it off and is solved
+//!   again, one without gets ranks of the engine's own and is checked
+//!   against the whole system (`lazy`); [`dimacs`] writes the whole
+//!   system, INVARs and all.
 //!
 //! Steps are 0-based (state `i` of a trace is step `i`; a bound `k` means
 //! `k` transitions and `k + 1` states).
@@ -544,13 +550,14 @@ fn search<'s>(
     let backend = solver::make(opts.solver, watch.clone(), opts.seed)?;
     let mut u = Unroller::new(lazy.map_or(sys, |l| &l.relaxed), opts.encoding, backend)?;
     u.branch_on(branch);
+    let whole_each = match lazy {
+        Some(l) => l.whole_step_invariants(sys, u.invar_each()),
+        None => Vec::new(),
+    };
     let search = Search {
         u,
         whole: sys,
-        whole_each: match lazy {
-            Some(_) => sys.step_invariants(),
-            None => Vec::new(),
-        },
+        whole_each,
         lazy,
         cuts: 0,
         opts,

@@ -158,7 +158,10 @@ pub struct CnfArgs {
     pub encoding: Option<EncodingArg>,
     /// Which of `solve`'s models to unroll: 1 is the one it tries first;
     /// numbrix and hidato puzzles have a 2nd, the successor/rank model
-    /// `solve` moves on to when the first meets its conflict budget.
+    /// `solve` moves on to when the first meets its conflict budget, and
+    /// waypoint puzzles the step-by-step model (their 1st is the one-state
+    /// successor model, written with its ranks: the embedded solver leaves
+    /// them out and cuts off cycles as they show up).
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub model: usize,
     /// Write the CNF here (atomically) instead of stdout.

@@ -326,9 +326,29 @@ impl SatModel {
 /// of [`sat_options`] (a few milliseconds when the numbers leave little
 /// to search), then the successor/rank model (`order` and `by-rank` as
 /// for waypoint puzzles, and for hidato `cycles`; the successors are the
-/// branching hint); for waypoint puzzles that model alone. Both models
-/// have the same paths over `pos`, so the answer (a verified path, `unique`,
-/// `unsat`) does not depend on which one gives it.
+/// branching hint); for waypoint puzzles the one-state successor model of
+/// [`super::successor`] (ranks left to the engine's lazy cycle cuts), and
+/// after it, never reached by `solve` (no budget), the step-by-step model
+/// of [`sat_options`] for `--model 2`. The models have the same paths, so
+/// the answer (a verified path, `unique`, `unsat`) does not depend on
+/// which one gives it.
+///
+/// Waypoint, successor model against the step-by-step one (9a0b8c4), one
+/// run each, side by side, `solve --count 2`, wall s, 10 s cap: open
+/// 15x15 (`scripts/bench-fresh.sh --blocked 0`), seeds 1-24 within 2 s
+/// 13 -> 21 of 24, median 1.47 -> 0.46 s; held-out seeds 25-48 14 -> 19,
+/// 1.59 -> 0.46 s; the misses take 2.0-5.9 s, nearly all of it in the
+/// first solve of the relaxed model (1-25 cuts, 40k-140k conflicts at
+/// ~70 us each, against ~0.3 ms for the ranked CNF). Corpus
+/// (`scripts/bench-grid.sh --no-nusmv -n 3`, CPU s): 9x9 24-46 -> 10-12
+/// ms, 15x15 0.17-0.84 -> 0.03-0.13 s, 20x20 5.1-5.9 -> 1.5-2.4 s, peak
+/// memory 213 -> 41 MB; `scripts/sweep-fresh.sh --variants waypoint`
+/// (3x3 to 15x15, 3x50, 4x40, 2x60, 0 and ~10% blocked): the same answers,
+/// every row faster, all within 2 s but one open 15x15 (2.8 s). Tried
+/// and no better there: no short-cycle bans (open 15x15, seeds 1-48,
+/// within 2 s 39 -> 41 of 48, median wall per half 0.52/0.44 -> 0.67/0.53
+/// s: noise), the legs as decisions too (conflicts summed over 7 hard
+/// seeds 517k -> 571k).
 ///
 /// Why two: with the default share of numbers (30%) the step-by-step
 /// model needs at most a few hundred conflicts on numbrix 9x9-20x20 and
@@ -894,18 +914,22 @@ pub(super) fn add_cycle_bans(p: &Puzzle, succ: &[VarId], sys: &mut System) {
             .then(|| p.cell_id(Coord::new(r, c)))
             .flatten()
     };
-    let shapes: Vec<Vec<(usize, usize)>> = if p.variant.diagonal() {
-        [
-            [(0, 0), (0, 1), (1, 1)],
-            [(0, 0), (1, 1), (1, 0)],
-            [(0, 0), (0, 1), (1, 0)],
-            [(0, 1), (1, 1), (1, 0)],
-        ]
-        .iter()
-        .map(|t| t.to_vec())
-        .collect()
+    static TRIANGLES: [&[(usize, usize)]; 4] = [
+        &[(0, 0), (0, 1), (1, 1)],
+        &[(0, 0), (1, 1), (1, 0)],
+        &[(0, 0), (0, 1), (1, 0)],
+        &[(0, 1), (1, 1), (1, 0)],
+    ];
+    // The same few shapes for every board: worked out once.
+    static RINGS: std::sync::OnceLock<Vec<Vec<(usize, usize)>>> = std::sync::OnceLock::new();
+    let shapes: Vec<&[(usize, usize)]> = if p.variant.diagonal() {
+        TRIANGLES.to_vec()
     } else {
-        polyomino_rings(RING_SQUARES)
+        RINGS
+            .get_or_init(|| polyomino_rings(RING_SQUARES))
+            .iter()
+            .map(|r| r.as_slice())
+            .collect()
     };
     let mut rings: Vec<Vec<CellId>> = Vec::new();
     for r in 0..p.rows() {
@@ -917,14 +941,34 @@ pub(super) fn add_cycle_bans(p: &Puzzle, succ: &[VarId], sys: &mut System) {
             }
         }
     }
+    // A move its cell's variable has no value for (out of the end of the
+    // successor model) cannot close a cycle.
+    let domains: Vec<Domain> = succ.iter().map(|&s| sys.var(s).domain.clone()).collect();
+    let can = |a: CellId, dir: &str| match &domains[a.index()] {
+        Domain::Enum(dirs) => dirs.iter().any(|d| d == dir),
+        _ => true,
+    };
     for ring in rings {
         let k = ring.len();
         let names: Vec<String> = ring.iter().map(|c| c.0.to_string()).collect();
         for forward in [true, false] {
+            let step = |i: usize| {
+                let (a, b) = (ring[i], ring[(i + 1) % k]);
+                if forward {
+                    (a, b)
+                } else {
+                    (b, a)
+                }
+            };
+            if !(0..k).all(|i| {
+                let (a, b) = step(i);
+                can(a, direction(p, a, b))
+            }) {
+                continue;
+            }
             let moves: Vec<Expr> = (0..k)
                 .map(|i| {
-                    let (a, b) = (ring[i], ring[(i + 1) % k]);
-                    let (a, b) = if forward { (a, b) } else { (b, a) };
+                    let (a, b) = step(i);
                     Expr::eq(Expr::var(succ[a.index()]), Expr::sym(direction(p, a, b)))
                 })
                 .collect();

@@ -60,8 +60,12 @@ pub fn compile(p: &Puzzle) -> Option<System> {
             sys.add_var(format!("succ_{}", c.0), directions(dirs), true)
         })
         .collect();
-    let goes =
-        |a: CellId, b: CellId| Expr::eq(Expr::var(succ[a.index()]), Expr::sym(direction(p, a, b)));
+    // The end has no successor: a move out of it is no value of its
+    // variable (and SMV rejects a comparison with a value it lacks).
+    let goes = |a: CellId, b: CellId| match a == end {
+        true => Expr::f(),
+        false => Expr::eq(Expr::var(succ[a.index()]), Expr::sym(direction(p, a, b))),
+    };
     for &c in &cells {
         if c != end && p.neighbours(c).is_empty() {
             invar(&mut sys, format!("cell {} has no way out", c.0), Expr::f());
@@ -73,7 +77,11 @@ pub fn compile(p: &Puzzle) -> Option<System> {
             format!("cell {} has {wanted} predecessor(s)", c.0),
             Expr::eq(Expr::Count(preds), Expr::int(wanted)),
         );
-        for d in p.neighbours(c).into_iter().filter(|&d| c < d) {
+        for d in p
+            .neighbours(c)
+            .into_iter()
+            .filter(|&d| c < d && c != end && d != end)
+        {
             invar(
                 &mut sys,
                 format!("no move back and forth between {} and {}", c.0, d.0),

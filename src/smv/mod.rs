@@ -208,6 +208,13 @@ fn context(sys: &System, opts: &EmitOptions) -> Result<Context, EmitError> {
             assigns.push(Named { name, rhs });
         }
     }
+    if all_frozen(sys) {
+        for (i, v) in sys.vars.iter().enumerate() {
+            let name = format!("next({})", v.name);
+            let rhs = rhs(&p, &Expr::var(crate::ir::VarId(i as u32)), &name)?;
+            assigns.push(Named { name, rhs });
+        }
+    }
     let mut constraints = pins(sys);
     for (keyword, list) in [
         ("INIT", &sys.init),
@@ -353,6 +360,19 @@ fn pins(sys: &System) -> Vec<ConstraintCtx> {
         .collect()
 }
 
+/// Whether every variable of `sys` is frozen (and there is one): such a
+/// system is declared with `VAR` and `next(x) := x` for each variable,
+/// the same runs, because NuSMV 2.5.4's SAT-based BMC can fail an
+/// assertion (`be_enc_index_log_curr_to_next`) on a model without a state
+/// variable: seen on the waypoint successor model, down to its
+/// declarations and the one INVAR `succ_8 = w -> rank[8] < rank[7]` (one
+/// variable declared with `VAR` instead, and it answers). NuSMV's BDD
+/// and BMC times on a Mastermind deduction model, which is all frozen
+/// too, are the same either way (0.02 s).
+fn all_frozen(sys: &System) -> bool {
+    !sys.vars.is_empty() && sys.vars.iter().all(|v| v.frozen)
+}
+
 /// Declarations grouped into consecutive `VAR`/`FROZENVAR` sections, in
 /// variable order; a family at its first element.
 fn sections(sys: &System) -> Result<Vec<DeclSection>, EmitError> {
@@ -388,7 +408,11 @@ fn sections(sys: &System) -> Result<Vec<DeclSection>, EmitError> {
                 var.frozen,
             ),
         };
-        let keyword = if frozen { "FROZENVAR" } else { "VAR" };
+        let keyword = if frozen && !all_frozen(sys) {
+            "FROZENVAR"
+        } else {
+            "VAR"
+        };
         match out.last_mut() {
             Some(s) if s.keyword == keyword => s.decls.push(decl),
             _ => out.push(DeclSection {
@@ -609,6 +633,23 @@ mod tests {
         assert!(text.contains("--   NuSMV model.smv\n"), "{text}");
         let again = emit(&secret(), &EmitOptions::default()).unwrap();
         assert_eq!(text, again);
+    }
+
+    #[test]
+    fn a_system_of_frozen_variables_only_keeps_them_with_next_assignments() {
+        let mut s = System::default();
+        let r = s.add_family("r", 2, Domain::Range { lo: 1, hi: 2 }, true);
+        s.invar.push(Constraint {
+            label: "ordered".into(),
+            expr: Expr::lt(Expr::var(r[0]), Expr::var(r[1])),
+        });
+        let text = emit(&s, &EmitOptions::default()).unwrap();
+        assert!(text.contains("VAR\n  r : array 0..1 of 1..2;\n"), "{text}");
+        assert!(!text.contains("FROZENVAR"), "{text}");
+        assert!(
+            text.contains("  next(r[0]) := r[0];\n  next(r[1]) := r[1];\n"),
+            "{text}"
+        );
     }
 
     #[test]
