@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The grid benchmark of issue 3: one markdown table over the puzzles of
 # models/bench/ with, per puzzle, open cells, bound, the CNF's variables and
-# clauses (`checkmate cnf`), the built-in engine's time to the first
+# clauses (`checkmate cnf`; for a waypoint puzzle that is its successor
+# model with the ranks written out, which the engine itself leaves out of
+# its CNF, so it solves a smaller one), the built-in engine's time to the first
 # solution (`checkmate solve`) and to decide uniqueness (`checkmate solve
 # --count 2`) with its peak memory, and NuSMV's time on checkmate's own SMV
 # model of the same puzzle (`checkmate smv`): BDD (`NuSMV model.smv`) and

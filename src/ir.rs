@@ -631,14 +631,8 @@ impl System {
     /// checking at one step only (a grid model with frozen variables has
     /// thousands of those, a few of the others).
     pub(crate) fn step_invariants(&self) -> Vec<usize> {
-        self.step_invariants_among(0..self.invar.len())
-    }
-
-    /// The INVARs among `which` (indices, in the order given) that
-    /// [`System::step_invariants`] would list.
-    pub(crate) fn step_invariants_among(&self, which: impl Iterator<Item = usize>) -> Vec<usize> {
         let mut memo = vec![None; self.defines.len()];
-        which
+        (0..self.invar.len())
             .filter(|&i| !self.reads_frozen_only(&self.invar[i].expr, &mut memo))
             .collect()
     }

@@ -166,3 +166,32 @@ fn cadical_model_of_a_successor_rank_model_with_defined_positions_decodes() {
         assert_eq!(sys.check(&trace), Ok(()), "{file}");
     }
 }
+
+/// `checkmate cnf` writes a waypoint puzzle's successor model with its
+/// acyclicity said by the ranks (the embedded solver leaves them out and
+/// cuts cycles instead): an outside solver's model of that CNF decodes to
+/// a run of the whole system, a path the puzzle's checker accepts.
+#[test]
+fn cadical_model_of_the_waypoint_successor_model_decodes_to_a_path() {
+    use checkmate::grid::{self, parse, strengthen};
+    let Some(bin) = cadical() else { return };
+    for file in [
+        "models/bench/waypoint-6x6-s1.txt",
+        "models/bench/waypoint-9x9-unique-s3.txt",
+    ] {
+        let text = std::fs::read_to_string(file).unwrap();
+        let puzzle = parse::parse(&text).unwrap();
+        let sys = strengthen::sat_models(&puzzle)[0].compile(&puzzle);
+        assert!(!sys.acyclic.is_empty(), "{file}: the successor model");
+        let text = bmc::dimacs(&sys, 0, Encoding::Auto).unwrap();
+        assert!(
+            text.contains("= rank[0]@0>="),
+            "{file}: the ranks are written"
+        );
+        let model = run_cadical(&bin, &text).expect("the puzzle has a solution");
+        let trace = bmc::decode_dimacs_model(&sys, &text, &model).unwrap();
+        assert_eq!(sys.check(&trace), Ok(()), "{file}");
+        let path = grid::decode(&puzzle, &trace).unwrap();
+        assert_eq!(grid::check(&puzzle, &path), Ok(()), "{file}");
+    }
+}

@@ -562,17 +562,24 @@ impl PartList {
 }
 
 impl<'s> Model<'s> {
-    fn new(sys: &'s System, k: usize) -> Model<'s> {
-        let split = |cs: &'s [crate::ir::Constraint]| {
+    fn new(sys: &'s System, k: usize, skip: &[bool]) -> Model<'s> {
+        let kept = |i: usize| !skip.get(i).copied().unwrap_or(false);
+        let split = |cs: &mut dyn Iterator<Item = &'s crate::ir::Constraint>| {
             let mut out = Vec::new();
             for c in cs {
                 atoms(&c.expr, sys, &mut Vec::new(), &mut out);
             }
             out
         };
-        let invar = split(&sys.invar);
-        let init = split(&sys.init);
-        let trans = split(&sys.trans);
+        let mut invars = sys
+            .invar
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| kept(i))
+            .map(|(_, c)| c);
+        let invar = split(&mut invars);
+        let init = split(&mut sys.init.iter());
+        let trans = split(&mut sys.trans.iter());
         let mut seen = Seen::new(sys);
         // An invariant atom over frozen variables only, and not over
         // exactly one, is never checked: its reads are not needed either.
@@ -690,7 +697,13 @@ impl<'s> Model<'s> {
             }
         }
         let assigns = sys.init_assign.iter().chain(&sys.next_assign);
-        let constraints = sys.invar.iter().chain(&sys.init).chain(&sys.trans);
+        let invars = sys
+            .invar
+            .iter()
+            .enumerate()
+            .filter(move |&(i, _)| kept(i))
+            .map(|(_, c)| c);
+        let constraints = invars.chain(&sys.init).chain(&sys.trans);
         let exprs = constraints.map(|c| &c.expr);
         let exprs = exprs.chain(assigns.map(|a| &a.value)).chain([&sys.goal]);
         let mut prog = Program::new(sys, exprs);
@@ -920,16 +933,29 @@ impl Domains {
         Domains::compute_until(sys, k, &|| false)
     }
 
+    /// [`Domains::compute_skipping`] with every INVAR.
+    #[cfg(test)]
+    pub fn compute_until(sys: &System, k: usize, stop: &dyn Fn() -> bool) -> Domains {
+        Domains::compute_skipping(sys, k, stop, &[])
+    }
+
     /// Computes the domains of `sys` unrolled to bound `k`, stopping
     /// early (with sets that are larger, still sound) once `stop` says so
     /// (a deadline, an interrupt, a lost race); it is asked once per step.
-    pub fn compute_until(sys: &System, k: usize, stop: &dyn Fn() -> bool) -> Domains {
+    /// The INVARs `i` with `skip[i]` are left out (a relaxation's: the sets
+    /// are then those of the system without them; `skip` may be empty).
+    pub fn compute_skipping(
+        sys: &System,
+        k: usize,
+        stop: &dyn Fn() -> bool,
+        skip: &[bool],
+    ) -> Domains {
         let mut d = Domains::full(sys, k);
         if d.bits.len() >= Tick::MAX as usize {
             // More removals than ticks could count: no pruning (sound).
             return d;
         }
-        let m = Model::new(sys, k);
+        let m = Model::new(sys, k, skip);
         d.words = m.prog.words;
         d.memo = vec![[Memo::default(); 2]; m.prog.define_reads.len()];
         d.slots = m.slots;

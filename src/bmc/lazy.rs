@@ -4,14 +4,15 @@
 //! (counterexample-guided refinement of a relaxed system).
 //!
 //! Input: a system with the hint. Output: a [`Lazy`] plan (or `None`
-//! when the hint does not hold up, see [`Lazy::new`]): the relaxed system
-//! to unroll, and for each model either the cut clauses that its cycles
-//! break ([`Refinement::Cuts`]) or the model completed with ranks, to be
-//! checked against the whole system like any other trace.
+//! when the hint does not hold up, see [`Lazy::new`]): what to leave out
+//! of the unrolling (the hint's INVARs, and the ranks as constants: see
+//! `Unroller::relax`), and for each model either the cut clauses that
+//! its cycles break ([`Refinement::Cuts`]) or the model completed with
+//! ranks, to be checked against the whole system like any other trace.
 //!
 //! Why it is sound:
 //! * the relaxed system is the whole one without the hint's INVARs and
-//!   with each rank fixed to one value; nothing else reads a rank, so
+//!   with each rank held at one value; nothing else reads a rank, so
 //!   every solution of the whole system is one of the relaxed system
 //!   (with its ranks replaced);
 //! * a cut holds in every acyclic successor graph: following successors
@@ -19,8 +20,9 @@
 //!   node of `S` has no successor or one outside `S`. The cuts taken are
 //!   the sets of each cycle of the model and of each connected part of
 //!   the nodes that lead into a cycle (connected through the pointers the
-//!   domains allow, in either direction), which also rules out every
-//!   other way of closing a cycle inside such a part;
+//!   domains allow, in either direction): a cut rules out at once every
+//!   way of pointing all of the set inside it, each of which closes a
+//!   cycle there;
 //! * a model without a cycle gets `rank[i] = lo + n - 1 - d(i)`, `d(i)`
 //!   the number of successors from `i` to the node without one: the ranks
 //!   grow by one along every pointer and lie in `lo..=lo + n - 1`, so the
@@ -28,23 +30,24 @@
 //!   whole system, so a hint that breaks its own invariants gives an
 //!   engine error, never a wrong answer.
 //!
-//! Counting is unchanged: solutions are blocked on the solution variables
-//! (a successor graph's ranks are a function of it), and a model with a
-//! cycle is not a solution, so it is refined, not counted.
+//! Counting is unchanged: solutions are blocked on the solution
+//! variables, which must not be ranks (an eager search would count every
+//! ranking of one graph; [`Lazy::new`] turns the lazy search down for
+//! such a system), and a model with a cycle is not a solution, so it is
+//! refined, not counted.
 
 use crate::ir::{Acyclic, Domain, Expr, System, Trace, Value, VarId};
 
 use super::unroll::{index_of, nth_value};
 
-/// The relaxed system and the graphs whose cycles are cut lazily.
+/// What the relaxed search leaves out, and the graphs whose cycles it
+/// cuts.
 pub(crate) struct Lazy {
-    /// The system without the hints' INVARs, each rank one value.
-    pub relaxed: System,
+    /// Per INVAR of the system: one of the hints' (left out).
+    pub skip: Vec<bool>,
+    /// The ranks (left to the engine: constant in the unrolling).
+    pub witnesses: Vec<VarId>,
     graphs: Vec<Graph>,
-    /// `kept[i]`: the whole system's index of the relaxed INVAR `i`.
-    kept: Vec<usize>,
-    /// The hints' INVARs (indices into the whole system's).
-    dropped: Vec<usize>,
 }
 
 /// One hint's graph, checked and with its neighbourhoods.
@@ -73,8 +76,8 @@ impl Lazy {
     /// The plan for `sys`'s hints, or `None` when it has none or one of
     /// them breaks what [`Acyclic`] promises in a way that can be seen
     /// here (a variable not frozen, a rank read elsewhere, a rank range
-    /// too small, a target out of range): then the engine encodes the
-    /// INVARs as they are.
+    /// too small, a target out of range), or a rank is a solution
+    /// variable: then the engine encodes the INVARs as they are.
     pub fn new(sys: &System) -> Option<Lazy> {
         if sys.acyclic.is_empty() {
             return None;
@@ -90,44 +93,20 @@ impl Lazy {
                 *dropped.get_mut(i)? = true;
             }
         }
-        let ranks: Vec<VarId> = graphs.iter().flat_map(|g| g.rank.clone()).collect();
-        if reads_any_outside(sys, &ranks, &dropped) {
+        let witnesses: Vec<VarId> = graphs.iter().flat_map(|g| g.rank.clone()).collect();
+        let counted = |v: &VarId| sys.solution_vars.is_empty() || sys.solution_vars.contains(v);
+        if witnesses.iter().any(counted) || reads_any_outside(sys, &witnesses, &dropped) {
             return None;
         }
-        let mut relaxed = sys.clone();
-        relaxed.acyclic.clear();
-        let mut i = 0;
-        relaxed.invar.retain(|_| {
-            i += 1;
-            !dropped[i - 1]
-        });
-        let kept = (0..sys.invar.len()).filter(|&i| !dropped[i]).collect();
-        let dropped = (0..sys.invar.len()).filter(|&i| dropped[i]).collect();
-        for g in &graphs {
-            for &r in &g.rank {
-                relaxed.vars[r.index()].domain = Domain::Range { lo: g.lo, hi: g.lo };
-            }
-        }
         Some(Lazy {
-            relaxed,
+            skip: dropped,
+            witnesses,
             graphs,
-            kept,
-            dropped,
         })
     }
 
-    /// The whole system's [`System::step_invariants`], given the relaxed
-    /// system's (`relaxed_each`): the same INVARs, and those of the hints
-    /// that read more than frozen variables (none, when the hint holds).
-    pub fn whole_step_invariants(&self, whole: &System, relaxed_each: &[usize]) -> Vec<usize> {
-        let mut each: Vec<usize> = relaxed_each.iter().map(|&i| self.kept[i]).collect();
-        each.extend(whole.step_invariants_among(self.dropped.iter().copied()));
-        each.sort_unstable();
-        each
-    }
-
-    /// Cuts for the cycles of `trace` (a trace of the relaxed system), or
-    /// the trace with ranks that grow along its pointers.
+    /// Cuts for the cycles of `trace` (a model of the relaxed unrolling),
+    /// or the trace with ranks that grow along its pointers.
     pub fn refine(&self, mut trace: Trace) -> Refinement {
         let mut cuts = Vec::new();
         let Some(first) = trace.states.first() else {

@@ -538,8 +538,8 @@ fn solve_one(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
 }
 
 /// One search of [`solve`], branching on `branch` (all variables if
-/// empty); with `lazy`, over its relaxed system, each answer checked
-/// against `sys`.
+/// empty); with `lazy`, of its relaxation, each answer completed and
+/// checked against `sys`.
 fn search<'s>(
     sys: &'s System,
     opts: &BmcOptions,
@@ -548,16 +548,13 @@ fn search<'s>(
     lazy: Option<&'s lazy::Lazy>,
 ) -> Result<BmcResult, BmcError> {
     let backend = solver::make(opts.solver, watch.clone(), opts.seed)?;
-    let mut u = Unroller::new(lazy.map_or(sys, |l| &l.relaxed), opts.encoding, backend)?;
+    let mut u = Unroller::new(sys, opts.encoding, backend)?;
     u.branch_on(branch);
-    let whole_each = match lazy {
-        Some(l) => l.whole_step_invariants(sys, u.invar_each()),
-        None => Vec::new(),
-    };
+    if let Some(l) = lazy {
+        u.relax(&l.skip, &l.witnesses);
+    }
     let search = Search {
         u,
-        whole: sys,
-        whole_each,
         lazy,
         cuts: 0,
         opts,
@@ -606,12 +603,8 @@ pub fn dimacs(sys: &System, k: usize, encoding: Encoding) -> Result<String, BmcE
 /// The state of one call of [`solve`].
 struct Search<'s, 'o> {
     u: Unroller<'s, Box<dyn Backend>>,
-    /// The system the answers are checked against: the unrolled one, or
-    /// the whole one of a lazy search (`lazy`).
-    whole: &'s System,
-    /// [`System::step_invariants`] of `whole` when it is not the
-    /// unrolled system (else the unroller's own).
-    whole_each: Vec<usize>,
+    /// The plan of a lazy search: its models are of the unrolling without
+    /// the hint's INVARs, and are completed before the check.
     lazy: Option<&'s lazy::Lazy>,
     /// Cut clauses added so far.
     cuts: usize,
@@ -660,11 +653,6 @@ impl Search<'_, '_> {
     /// missed).
     fn determined(&mut self, k: usize) -> Option<Trace> {
         let (u, lazy) = (&self.u, self.lazy);
-        let whole = self.whole;
-        let each = match self.lazy {
-            Some(_) => &self.whole_each[..],
-            None => self.u.invar_each(),
-        };
         let trace = timed(&mut self.phases.verify, || {
             let trace = match (u.determined(k)?, lazy) {
                 (t, None) => t,
@@ -673,7 +661,7 @@ impl Search<'_, '_> {
                     lazy::Refinement::Cuts(_) => return None,
                 },
             };
-            whole.check_with(&trace, each).ok()?;
+            u.sys.check_with(&trace, u.invar_each()).ok()?;
             Some(trace)
         })?;
         self.time_to_first = Some(self.watch.elapsed());
@@ -730,11 +718,6 @@ impl Search<'_, '_> {
                 return Ok(answer == Answer::Unsat);
             }
             let (u, lazy) = (&self.u, self.lazy);
-            let whole = self.whole;
-            let each = match self.lazy {
-                Some(_) => &self.whole_each[..],
-                None => self.u.invar_each(),
-            };
             let trace = timed(&mut self.phases.verify, || {
                 let strict = || u.decode(k, &mut |v| u.sink.value(v));
                 let trace = match lazy {
@@ -754,8 +737,8 @@ impl Search<'_, '_> {
                         }
                     }
                 };
-                whole
-                    .check_with(&trace, each)
+                u.sys
+                    .check_with(&trace, u.invar_each())
                     .map_err(|source| BmcError::Verify { bound: k, source })?;
                 Ok::<_, BmcError>(Ok(trace))
             })?;

@@ -110,6 +110,12 @@ pub(crate) struct Unroller<'s, S: Sink> {
     /// variable (the gates made meanwhile, for a value's defining
     /// expression or an at-most-one ladder, are decisions too).
     deciding: bool,
+    /// The INVARs left out (see [`Unroller::relax`]); empty: none.
+    skipped: Vec<bool>,
+    /// Per variable: its copies are the constant first value of its
+    /// domain, whatever the constraints (see [`Unroller::relax`]); empty:
+    /// none.
+    constant: Vec<bool>,
 }
 
 impl<'s, S: Sink> Unroller<'s, S> {
@@ -163,6 +169,8 @@ impl<'s, S: Sink> Unroller<'s, S> {
             domains: None,
             branch: Vec::new(),
             deciding: false,
+            skipped: Vec::new(),
+            constant: Vec::new(),
         };
         u.top = u.fresh();
         u.n_clauses = 1;
@@ -228,6 +236,32 @@ impl<'s, S: Sink> Unroller<'s, S> {
         self.branch = vec![false; self.sys.vars.len()];
         for v in vars {
             self.branch[v.index()] = true;
+        }
+    }
+
+    /// Leaves INVAR `i` out wherever `skip[i]` (neither encoded nor seen
+    /// by the domain analysis, nor used to define a variable), and makes
+    /// every copy of the variables in `constant` the first value of its
+    /// domain: for a relaxation whose traces the caller completes and
+    /// checks against the whole system (see `super::lazy`). The traces
+    /// this unroller reads back are then not checked runs of `sys`. Call
+    /// before the first frame and before [`Unroller::prune_for`].
+    pub fn relax(&mut self, skip: &[bool], constant: &[VarId]) {
+        self.skipped = skip.to_vec();
+        self.constant = vec![false; self.sys.vars.len()];
+        for v in constant {
+            self.constant[v.index()] = true;
+        }
+        let gone = |c: usize| skip.get(c).copied().unwrap_or(false);
+        for a in &mut self.aliases {
+            if a.as_ref().is_some_and(|(c, _)| gone(*c)) {
+                *a = None;
+            }
+        }
+        for defs in &mut self.value_aliases {
+            if defs.iter().flatten().any(|(c, _)| gone(*c)) {
+                defs.clear();
+            }
         }
     }
 
@@ -344,18 +378,21 @@ impl<'s, S: Sink> Unroller<'s, S> {
     /// `stop` says so the analysis ends where it is (still sound).
     pub fn prune_for(&mut self, k: usize, stop: &dyn Fn() -> bool) {
         if self.copies.is_empty() {
-            self.domains = Some(Domains::compute_until(self.sys, k, stop));
+            self.domains = Some(Domains::compute_skipping(self.sys, k, stop, &self.skipped));
         }
     }
 
     /// The one path the pruned domains leave (see [`Unroller::prune_for`]):
     /// `Some` when every variable has exactly one allowed value at every
-    /// step `0..=k`. Every solution of length `k` keeps to the domains,
+    /// step `0..=k` (a constant of [`Unroller::relax`] its first). Every solution of length `k` keeps to the domains,
     /// so if this path is a solution it is the only one.
     pub fn determined(&self, k: usize) -> Option<Trace> {
         let d = self.domains.as_ref().filter(|d| d.steps() > k)?;
-        self.trace_of(k, |var, step| d.only(var, step).ok_or(()))
-            .ok()
+        let constant = |var: VarId| self.constant.get(var.index()).copied().unwrap_or(false);
+        self.trace_of(k, |var, step| {
+            d.only(var, step).or(constant(var).then_some(0)).ok_or(())
+        })
+        .ok()
     }
 
     /// The trace of steps `0..=k` in which each variable has, at each
@@ -542,7 +579,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
     /// Asserts INVAR `i` at `here.cur`, unless it defines a variable
     /// there (`defining`).
     fn assert_invar(&mut self, i: usize, here: At, defining: &[bool]) -> Result<(), BmcError> {
-        if defining[i] {
+        if defining[i] || self.skipped.get(i).copied().unwrap_or(false) {
             return Ok(());
         }
         let c = &self.sys.invar[i];
@@ -565,7 +602,11 @@ impl<'s, S: Sink> Unroller<'s, S> {
         let domains = domains.filter(|d| step < d.steps());
         let allowed: Option<&[bool]> = domains.map(|d| d.allowed(id, step));
         let single = domains.and_then(|d| d.only(id, step));
-        let index = forced.and_then(|v| index_of(&var.domain, v)).or(single);
+        let constant = self.constant.get(id.index()).copied().unwrap_or(false);
+        let index = forced
+            .and_then(|v| index_of(&var.domain, v))
+            .or(single)
+            .or(constant.then_some(0));
         if let Some(index) = index {
             self.note_fixed(id, step, index);
             return Ok(Some(Copy::Const(index)));

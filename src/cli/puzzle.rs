@@ -491,6 +491,10 @@ fn solve_model(
     phase_done("bmc", start);
     if phases_shown() {
         eprintln!("  bmc: {}, {} conflicts", result.phases, result.conflicts);
+        eprintln!(
+            "  bmc: the solver's CNF: {} variables, {} clauses",
+            result.vars, result.clauses
+        );
         if result.cuts > 0 {
             eprintln!(
                 "  bmc: {} cuts against cycles, in {} solves",

@@ -21,7 +21,7 @@ use thiserror::Error;
 
 use super::compile::{CompileOptions, Extra, GridVars, NoRevisit};
 use super::{CellId, Coord, Puzzle, Variant};
-use crate::ir::{Constraint, Domain, Expr, System, VarId};
+use crate::ir::{Constraint, Domain, Expr, System, Value, VarId};
 
 /// The extras by name, in the order [`options`] applies them.
 pub const EXTRAS: &[(&str, Extra)] = &[
@@ -348,7 +348,11 @@ impl SatModel {
 /// and no better there: no short-cycle bans (open 15x15, seeds 1-48,
 /// within 2 s 39 -> 41 of 48, median wall per half 0.52/0.44 -> 0.67/0.53
 /// s: noise), the legs as decisions too (conflicts summed over 7 hard
-/// seeds 517k -> 571k).
+/// seeds 517k -> 571k). The bans of rings up to 3 squares cost 40% of a
+/// 9x9's instructions (19.0M against 11.7M with the 2x2 block's alone)
+/// but pay on big boards: open 15x15, seeds 1-48, `--jobs 1`, conflicts
+/// summed 1.13M against 2.05M, median 9.5k against 18.7k, fewer on 35 of
+/// the 48.
 ///
 /// Why two: with the default share of numbers (30%) the step-by-step
 /// model needs at most a few hundred conflicts on numbrix 9x9-20x20 and
@@ -672,12 +676,37 @@ pub(super) fn direction(p: &Puzzle, a: CellId, b: CellId) -> &'static str {
 /// The value of a `succ_i` variable on the last cell of the path.
 pub(super) const END: &str = "end";
 
+/// `succ = dir` for a direction or [`END`], its symbol shared: the grid
+/// models write tens of thousands of these, and a new symbol each time
+/// was a fifth of the model's construction.
+pub(super) fn succ_is(succ: VarId, dir: &str) -> Expr {
+    use std::sync::{Arc, OnceLock};
+    static SYMBOLS: OnceLock<Vec<Arc<str>>> = OnceLock::new();
+    let names = ["n", "ne", "e", "se", "s", "sw", "w", "nw", END];
+    let symbols = SYMBOLS.get_or_init(|| names.iter().map(|&n| Arc::from(n)).collect());
+    let value = match names.iter().position(|&n| n == dir) {
+        Some(i) => Value::Sym(symbols[i].clone()),
+        None => Value::Sym(dir.into()),
+    };
+    Expr::eq(Expr::var(succ), Expr::Const(value))
+}
+
 fn int(i: usize) -> Expr {
     Expr::int(i as i64)
 }
 
-fn invar(sys: &mut System, label: String, expr: Expr) {
+pub(super) fn invar(sys: &mut System, label: String, expr: Expr) {
     sys.invar.push(Constraint { label, expr });
+}
+
+/// Frozen `rank[i] : 1..n`, one per open cell: the step it is visited at.
+pub(super) fn add_ranks(p: &Puzzle, sys: &mut System) -> Vec<VarId> {
+    let n = p.open_count();
+    let range = Domain::Range {
+        lo: 1,
+        hi: n as i64,
+    };
+    sys.add_family("rank", n, range, true)
 }
 
 /// `order`: the path as a successor function and a rank. Frozen
@@ -724,15 +753,7 @@ pub fn path_order(p: &Puzzle, v: &GridVars, sys: &mut System) {
 fn add_path_order(p: &Puzzle, v: &GridVars, sys: &mut System) -> Vec<VarId> {
     let n = p.open_count();
     let cells: Vec<CellId> = (0..n as u32).map(CellId).collect();
-    let rank = sys.add_family(
-        "rank",
-        n,
-        Domain::Range {
-            lo: 1,
-            hi: n as i64,
-        },
-        true,
-    );
+    let rank = add_ranks(p, sys);
     let succ: Vec<VarId> = cells
         .iter()
         .map(|&c| {
@@ -746,8 +767,7 @@ fn add_path_order(p: &Puzzle, v: &GridVars, sys: &mut System) -> Vec<VarId> {
         })
         .collect();
     let r = |c: CellId| Expr::var(rank[c.index()]);
-    let goes =
-        |a: CellId, b: CellId| Expr::eq(Expr::var(succ[a.index()]), Expr::sym(direction(p, a, b)));
+    let goes = |a: CellId, b: CellId| succ_is(succ[a.index()], direction(p, a, b));
     // What a move says of the ranks; see [`path_order`] for why waypoint
     // puzzles only need them to grow.
     let step_up = |c: CellId, d: CellId| match p.variant {
@@ -775,10 +795,7 @@ fn add_path_order(p: &Puzzle, v: &GridVars, sys: &mut System) -> Vec<VarId> {
         invar(
             sys,
             format!("order: only the last cell has no successor ({})", c.0),
-            Expr::iff(
-                Expr::eq(Expr::var(succ[c.index()]), Expr::sym(END)),
-                Expr::eq(r(c), int(n)),
-            ),
+            Expr::iff(succ_is(succ[c.index()], END), Expr::eq(r(c), int(n))),
         );
         let preds: Vec<Expr> = p.neighbours(c).into_iter().map(|d| goes(d, c)).collect();
         invar(
@@ -969,7 +986,7 @@ pub(super) fn add_cycle_bans(p: &Puzzle, succ: &[VarId], sys: &mut System) {
             let moves: Vec<Expr> = (0..k)
                 .map(|i| {
                     let (a, b) = step(i);
-                    Expr::eq(Expr::var(succ[a.index()]), Expr::sym(direction(p, a, b)))
+                    succ_is(succ[a.index()], direction(p, a, b))
                 })
                 .collect();
             invar(
@@ -1038,7 +1055,7 @@ pub(super) fn add_legs(p: &Puzzle, succ: &[VarId], sys: &mut System) {
             continue;
         }
         for d in p.neighbours(c) {
-            let goes = Expr::eq(Expr::var(succ[i]), Expr::sym(direction(p, c, d)));
+            let goes = succ_is(succ[i], direction(p, c, d));
             let (label, then) = match waypoint(d) {
                 Some(0) => continue,
                 Some(j) => (

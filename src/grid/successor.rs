@@ -27,9 +27,9 @@
 //! (the steps). Measured against the step-by-step model in
 //! [`super::strengthen::sat_models`].
 
-use super::strengthen::{add_cycle_bans, add_legs, direction, END};
+use super::strengthen::{add_cycle_bans, add_legs, add_ranks, direction, invar, succ_is, END};
 use super::{CellId, Coord, Puzzle, Variant};
-use crate::ir::{Acyclic, Constraint, Domain, Expr, System, Value, VarId};
+use crate::ir::{Acyclic, Domain, Expr, System, Value, VarId};
 
 /// Builds the successor model of a waypoint puzzle (`None` for the
 /// other variants, whose numbers are steps: their successor model is the
@@ -64,7 +64,7 @@ pub fn compile(p: &Puzzle) -> Option<System> {
     // variable (and SMV rejects a comparison with a value it lacks).
     let goes = |a: CellId, b: CellId| match a == end {
         true => Expr::f(),
-        false => Expr::eq(Expr::var(succ[a.index()]), Expr::sym(direction(p, a, b))),
+        false => succ_is(succ[a.index()], direction(p, a, b)),
     };
     for &c in &cells {
         if c != end && p.neighbours(c).is_empty() {
@@ -91,7 +91,7 @@ pub fn compile(p: &Puzzle) -> Option<System> {
     }
     add_legs(p, &succ, &mut sys);
     add_cycle_bans(p, &succ, &mut sys);
-    add_ranks(p, &succ, &mut sys);
+    add_rank_witnesses(p, &succ, &mut sys);
     sys.solution_vars = succ.clone();
     sys.branch_vars = succ;
     Some(sys)
@@ -107,23 +107,10 @@ fn directions(mut dirs: Vec<String>) -> Domain {
     Domain::Enum(dirs)
 }
 
-fn invar(sys: &mut System, label: String, expr: Expr) {
-    sys.invar.push(Constraint { label, expr });
-}
-
 /// The witness ranks: a move raises the rank. These INVARs are the
 /// system's [`System::acyclic`] hint.
-fn add_ranks(p: &Puzzle, succ: &[VarId], sys: &mut System) {
-    let n = p.open_count();
-    let rank = sys.add_family(
-        "rank",
-        n,
-        Domain::Range {
-            lo: 1,
-            hi: n as i64,
-        },
-        true,
-    );
+fn add_rank_witnesses(p: &Puzzle, succ: &[VarId], sys: &mut System) {
+    let rank = add_ranks(p, sys);
     let mut hint = Acyclic {
         succ: succ.to_vec(),
         rank: rank.clone(),
@@ -145,7 +132,7 @@ fn add_ranks(p: &Puzzle, succ: &[VarId], sys: &mut System) {
                 sys,
                 format!("a move {} -> {t} raises the rank", c.0),
                 Expr::implies(
-                    Expr::eq(Expr::var(s), Expr::sym(dir)),
+                    succ_is(s, dir),
                     Expr::lt(Expr::var(rank[i]), Expr::var(rank[t])),
                 ),
             );
