@@ -948,58 +948,86 @@ pub(super) fn add_cycle_bans(p: &Puzzle, succ: &[VarId], sys: &mut System) {
             .map(|r| r.as_slice())
             .collect()
     };
-    let mut rings: Vec<Vec<CellId>> = Vec::new();
+    // A move its cell's variable has no value for (out of the end of the
+    // successor model) cannot close a cycle.
+    let domains: Vec<&[String]> = succ
+        .iter()
+        .map(|&s| match &sys.var(s).domain {
+            Domain::Enum(dirs) => dirs.as_slice(),
+            _ => &[],
+        })
+        .collect();
+    let can = |a: CellId, dir: &str| domains[a.index()].iter().any(|d| d == dir);
+    // Tens of thousands of these on a big board: one buffer each for the
+    // ring, its moves and the label, not a fresh string per cell.
+    let mut bans: Vec<Constraint> = Vec::new();
+    let mut ring: Vec<CellId> = Vec::with_capacity(8);
+    let mut moves: Vec<(CellId, &'static str)> = Vec::with_capacity(8);
     for r in 0..p.rows() {
         for c in 0..p.cols() {
             for shape in &shapes {
-                let ring: Option<Vec<CellId>> =
-                    shape.iter().map(|&(dr, dc)| id(r + dr, c + dc)).collect();
-                rings.extend(ring);
-            }
-        }
-    }
-    // A move its cell's variable has no value for (out of the end of the
-    // successor model) cannot close a cycle.
-    let domains: Vec<Domain> = succ.iter().map(|&s| sys.var(s).domain.clone()).collect();
-    let can = |a: CellId, dir: &str| match &domains[a.index()] {
-        Domain::Enum(dirs) => dirs.iter().any(|d| d == dir),
-        _ => true,
-    };
-    for ring in rings {
-        let k = ring.len();
-        let names: Vec<String> = ring.iter().map(|c| c.0.to_string()).collect();
-        for forward in [true, false] {
-            let step = |i: usize| {
-                let (a, b) = (ring[i], ring[(i + 1) % k]);
-                if forward {
-                    (a, b)
-                } else {
-                    (b, a)
+                ring.clear();
+                for &(dr, dc) in shape.iter() {
+                    match id(r + dr, c + dc) {
+                        Some(x) => ring.push(x),
+                        None => break,
+                    }
                 }
-            };
-            if !(0..k).all(|i| {
-                let (a, b) = step(i);
-                can(a, direction(p, a, b))
-            }) {
-                continue;
+                if ring.len() < shape.len() {
+                    continue;
+                }
+                let k = ring.len();
+                for forward in [true, false] {
+                    moves.clear();
+                    for i in 0..k {
+                        let (a, b) = (ring[i], ring[(i + 1) % k]);
+                        let (a, b) = if forward { (a, b) } else { (b, a) };
+                        moves.push((a, direction(p, a, b)));
+                    }
+                    if !moves.iter().all(|&(a, dir)| can(a, dir)) {
+                        continue;
+                    }
+                    let mut label = String::with_capacity(24 + 5 * k);
+                    label.push_str("cycles: no cycle");
+                    for x in &ring {
+                        label.push(' ');
+                        push_number(&mut label, x.0);
+                    }
+                    label.push_str(if forward {
+                        " (one way)"
+                    } else {
+                        " (the other way)"
+                    });
+                    let all = moves
+                        .iter()
+                        .map(|&(a, dir)| succ_is(succ[a.index()], dir))
+                        .collect();
+                    bans.push(Constraint {
+                        label,
+                        expr: Expr::negate(Expr::And(all)),
+                    });
+                }
             }
-            let moves: Vec<Expr> = (0..k)
-                .map(|i| {
-                    let (a, b) = step(i);
-                    succ_is(succ[a.index()], direction(p, a, b))
-                })
-                .collect();
-            invar(
-                sys,
-                format!(
-                    "cycles: no cycle {} ({})",
-                    names.join(" "),
-                    if forward { "one way" } else { "the other way" }
-                ),
-                Expr::negate(Expr::And(moves)),
-            );
         }
     }
+    sys.invar.extend(bans);
+}
+
+/// Appends the decimal digits of `x` (what `to_string` gives, without
+/// the formatting machinery: the ring labels write thousands of them).
+fn push_number(out: &mut String, x: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    let mut x = x;
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    out.extend(digits[i..].iter().map(|&d| d as char));
 }
 
 pub(super) fn add_legs(p: &Puzzle, succ: &[VarId], sys: &mut System) {
