@@ -361,7 +361,9 @@ impl<S: Sink> Unroller<'_, S> {
         if lo == 1 && hi == n {
             return Ok(self.or(ls)?);
         }
-        let Term::Vals(counts) = self.count(ls)? else {
+        // Counts above `hi` all fall outside: the counter stops at
+        // `hi + 1` ("more"), n * (hi + 2) gates instead of n^2 / 2.
+        let Term::Vals(counts) = self.count_capped(ls, hi as usize + 1)? else {
             unreachable!("count gives a value set")
         };
         let inside: Vec<Lit> = counts
@@ -499,13 +501,22 @@ impl<S: Sink> Unroller<'_, S> {
     /// The value set of the number of true literals (a unary counter:
     /// `cnt[j]` = exactly `j` of the literals seen so far are true).
     fn count(&mut self, ls: &[Lit]) -> R<Term> {
+        self.count_capped(ls, usize::MAX)
+    }
+
+    /// [`Self::count`] where every count of at least `cap` is one value,
+    /// `cap` itself (a unary counter that stops there).
+    fn count_capped(&mut self, ls: &[Lit], cap: usize) -> R<Term> {
         let top = self.top();
         let offset = ls.iter().filter(|&&l| l == top).count() as i64;
+        let cap = cap.saturating_sub(offset as usize);
         let mut cnt = vec![top];
         for &x in ls.iter().filter(|&&l| l != top && l != !top) {
             let mut nxt = Vec::with_capacity(cnt.len() + 1);
-            for j in 0..=cnt.len() {
+            let last = cnt.len().min(cap);
+            for j in 0..=last {
                 let stay = match cnt.get(j) {
+                    Some(&c) if j == cap => c,
                     Some(&c) => self.and(&[c, !x])?,
                     None => !top,
                 };

@@ -376,6 +376,29 @@ fn integers_through_add_sub_and_count() {
 }
 
 #[test]
+fn a_long_cardinality_bounded_by_a_constant_counts_exactly() {
+    // Twelve free booleans, 2 <= count <= 3 (the counter stops at 4):
+    // C(12, 2) + C(12, 3) = 66 + 220 solutions.
+    let mut sys = System::default();
+    let b = sys.add_family("b", 12, Domain::Bool, false);
+    let count = || Expr::Count(b.iter().map(|&v| Expr::var(v)).collect());
+    sys.invar.push(Constraint {
+        label: "two or three".into(),
+        expr: Expr::And(vec![
+            Expr::le(Expr::int(2), count()),
+            Expr::le(count(), Expr::int(3)),
+        ]),
+    });
+    sys.goal = Expr::t();
+    sys.bound = Some(0);
+    sys.solution_vars = b.clone();
+    for enc in ENCODINGS {
+        let r = count_all(&sys, enc);
+        assert_eq!((r.found(), r.exhausted), (286, true), "{enc}");
+    }
+}
+
+#[test]
 fn case_takes_the_first_true_guard() {
     // Overlapping guards: x >= 1 wins over x >= 0.
     let mut sys = System::default();
