@@ -414,6 +414,18 @@ impl SatModel {
 /// alldifferent (Hall set) pruning of the `pos@s = c` pairs the analysis
 /// leaves: a matching-based prototype removed none of 2,357 pairs on
 /// hidato 15x15 at 30% and about 1% (72-101 of 7-10k) on the 10-20% ones.
+/// Lost: a one-state successor model for numbrix and hidato, as for
+/// waypoint puzzles (ranks left to the lazy cycle cuts), whose steps come
+/// from legs instead: frozen `leg[i] : 0..m` counts the givens met up to
+/// cell `i`, a move into the `j`-th given leaves leg `j - 1`, any other
+/// keeps its leg, and `count(leg[i] = j) = ` the cells the numbers leave
+/// for leg `j`. Fresh 15x15, 0 blocked, seeds 1-6, numbrix at 5% and
+/// hidato at 10% (`gen-grid.py --reveal`), `--jobs 1 --count 2`, 10 s
+/// cap: none of the 12 within the cap, against 10 of 12 for model 2
+/// (0.1-8.3 s). Its CNF is large (numbrix seed 2: 90k variables, 272k
+/// clauses, against 24k and 117k; the leg counters are most of it) and
+/// each solve between two cycle cuts took 0.5-2 s: cardinalities over
+/// legs propagate far less than ranks pinned by the givens.
 ///
 /// Won: no `cycles` in the numbrix model 2 (orthogonal moves; hidato
 /// keeps them). Fresh 15x15 numbrix at 2% numbers, 10 s cap, one run
