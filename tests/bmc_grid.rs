@@ -177,15 +177,16 @@ fn a_model_that_meets_its_conflict_budget_hands_over_to_the_next() {
     );
 }
 
-/// Boards the chessboard colouring rules out (`strengthen::parity`): the
+/// Boards with no path whatever the numbers (`strengthen::no_path`): the
 /// two ends of a waypoint path on one colour of an even board, two more
 /// open cells of one colour than of the other, a numbrix `1` on the
-/// colour of the even steps. Every model of `checkmate solve` says
-/// `unsat` before any search; without the colours in the model the
-/// waypoint successor model took 244k conflicts on the 12x12 board and
-/// more than 30 s on the 14x14.
+/// colour of the even steps, a board cut in two, three cells with one
+/// neighbour each. Every model of `checkmate solve` says `unsat` before
+/// any search; without `no-path` in the models the waypoint successor
+/// model took 244k conflicts on the 12x12 board and more than 30 s on
+/// the 14x14, and the boards cut in two more than 30 s.
 #[test]
-fn boards_the_colours_rule_out_are_unsat_without_search() {
+fn boards_without_a_path_are_unsat_without_search() {
     let board = |variant: &str, n: usize, marks: &[(usize, usize, &str)]| {
         let mut rows = vec![vec!["."; n]; n];
         for &(r, c, m) in marks {
@@ -194,6 +195,7 @@ fn boards_the_colours_rule_out_are_unsat_without_search() {
         let grid: Vec<String> = rows.iter().map(|r| r.join(" ")).collect();
         grid::parse(&format!("variant: {variant}\n{}\n", grid.join("\n"))).unwrap()
     };
+    let wall: Vec<(usize, usize, &str)> = (0..12).map(|r| (r, 6, "X")).collect();
     for (name, puzzle) in [
         (
             "ends on one colour",
@@ -214,6 +216,12 @@ fn boards_the_colours_rule_out_are_unsat_without_search() {
         (
             "numbrix, 1 on a dark cell",
             board("numbrix", 9, &[(0, 1, "1")]),
+        ),
+        ("hidato cut in two", board("hidato", 12, &wall)),
+        ("numbrix cut in two", board("numbrix", 12, &wall)),
+        (
+            "three dead ends",
+            board("numbrix", 12, &[(0, 1, "X"), (0, 10, "X"), (11, 1, "X")]),
         ),
     ] {
         for (i, model) in strengthen::sat_models(&puzzle).iter().enumerate() {

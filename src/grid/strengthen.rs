@@ -31,12 +31,12 @@ pub const EXTRAS: &[(&str, Extra)] = &[
     ("legs", legs),
     ("cycles", cycles),
     ("by-rank", by_rank),
-    ("parity", parity),
+    ("no-path", no_path),
 ];
 
 /// An extra name that is not in [`EXTRAS`].
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
-#[error("unknown redundant constraint set `{0}` (expected one of: distance, order, cover, legs, cycles, by-rank, parity)")]
+#[error("unknown redundant constraint set `{0}` (expected one of: distance, order, cover, legs, cycles, by-rank, no-path)")]
 pub struct UnknownExtra(pub String);
 
 /// Compile options with the named extras (and the core model's defaults).
@@ -275,8 +275,8 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// waypoint-20x20-s1 2.2 -> 4.9 s and -s2 18.6 -> over 30 s. Kept.
 pub fn sat_options(p: &Puzzle) -> CompileOptions {
     let extras: Vec<Extra> = match p.variant {
-        Variant::Waypoint => vec![parity, path_order, legs, cycles, by_rank, cover],
-        Variant::Numbrix | Variant::Hidato => vec![parity, cover],
+        Variant::Waypoint => vec![no_path, path_order, legs, cycles, by_rank, cover],
+        Variant::Numbrix | Variant::Hidato => vec![no_path, cover],
     };
     CompileOptions {
         no_revisit: Some(NoRevisit::Trans),
@@ -447,9 +447,9 @@ pub fn sat_models(p: &Puzzle) -> Vec<SatModel> {
     let order = || CompileOptions {
         no_revisit: Some(NoRevisit::Trans),
         extras: if p.variant.diagonal() {
-            vec![path_order, cycles, by_rank, cover]
+            vec![no_path, path_order, cycles, by_rank, cover]
         } else {
-            vec![parity, path_order, by_rank, cover]
+            vec![no_path, path_order, by_rank, cover]
         },
         ..CompileOptions::default()
     };
@@ -669,32 +669,87 @@ pub fn cover(p: &Puzzle, v: &GridVars, sys: &mut System) {
     );
 }
 
-/// `parity`: on an orthogonal grid every move changes the colour of the
-/// chessboard under the path, so its steps alternate two colours: when
-/// the counts of open cells of the two colours differ by more than one
-/// no path exists, when they differ by one the odd steps are on the
-/// more numerous colour, and when they are equal the colour of one
-/// known step (a given number; the first and last waypoint) fixes the
-/// colour of every other. A puzzle that breaks this gets `INVAR FALSE`
-/// with the reason as its label; any other gets nothing (king moves have
-/// no such colouring).
+/// `no-path`: `INVAR FALSE`, with the reason as its label, when the board
+/// has no path through every open cell whatever the numbers in between:
+/// * the open cells are not connected;
+/// * a cell with one neighbour (or none) can only be an end of the path:
+///   more such cells than free ends, or one holding a number that is
+///   not an end's, leave no path;
+/// * on an orthogonal grid every move changes the colour of the
+///   chessboard under the path, so its steps alternate two colours:
+///   when the counts of open cells of the two colours differ by more
+///   than one no path exists, when they differ by one the odd steps are
+///   on the more numerous colour, and when they are equal the colour of
+///   one known step (a given number; the first and last waypoint) fixes
+///   the colour of every other.
 ///
-/// Why: a CDCL solver refutes a parity argument only by exhausting the
-/// board. Waypoint 12x12 with the two ends on one colour took 244k
-/// conflicts (2.2 s), 14x14 over 30 s, before this was in the model;
-/// numbrix with its first model met the conflict budget on such boards
-/// and left them to the second, whose rank windows have the colours.
-/// [`windows`] has the same facts, but costs a search per given number.
-pub fn parity(p: &Puzzle, _v: &GridVars, sys: &mut System) {
-    add_parity(p, sys);
+/// Any other puzzle gets nothing. Why: a CDCL solver refutes a colour
+/// or reachability argument only by exhausting the board. Before this,
+/// waypoint 12x12 with the two ends on one colour took 244k conflicts
+/// (2.2 s) and 14x14 over 30 s; numbrix and hidato 12x12 without numbers
+/// and cut in two by a wall over 30 s (with a number, the domain
+/// analysis reaches the other half from it and is done at once).
+/// [`windows`] has the colour facts too, but costs a search per number.
+pub fn no_path(p: &Puzzle, _v: &GridVars, sys: &mut System) {
+    add_no_path(p, sys);
 }
 
-/// [`parity`] for a system without the step-by-step variables (the
+/// [`no_path`] for a system without the step-by-step variables (the
 /// waypoint successor model).
-pub(super) fn add_parity(p: &Puzzle, sys: &mut System) {
-    if let Some(why) = parity_conflict(p) {
-        invar(sys, format!("parity: {why}"), Expr::f());
+pub(super) fn add_no_path(p: &Puzzle, sys: &mut System) {
+    if let Some(why) = no_path_reason(p) {
+        invar(sys, format!("no path: {why}"), Expr::f());
     }
+}
+
+/// Why `p` has no solution whatever its numbers say, if the board tells.
+fn no_path_reason(p: &Puzzle) -> Option<String> {
+    let adj = adjacency(p);
+    if adj.is_empty() {
+        return None;
+    }
+    let reached = distances(&adj, CellId(0))
+        .iter()
+        .filter(|d| d.is_some())
+        .count();
+    if reached < adj.len() {
+        return Some(format!(
+            "cell 0 reaches {reached} of the {} open cells",
+            adj.len()
+        ));
+    }
+    dead_end_conflict(p, &adj).or_else(|| parity_conflict(p))
+}
+
+/// Why the cells with one neighbour, which only an end of the path can
+/// be on, leave no path, if they do.
+fn dead_end_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
+    let n = adj.len();
+    if n < 2 {
+        return None;
+    }
+    let ends: Vec<CellId> = [p.start(), p.end()].into_iter().flatten().collect();
+    let mut free = 2 - ends.len().min(2);
+    for (i, out) in adj.iter().enumerate() {
+        let c = CellId(i as u32);
+        if out.len() > 1 || ends.contains(&c) {
+            continue;
+        }
+        if let Some(k) = p.number(c) {
+            return Some(format!(
+                "cell {i} has {} neighbour(s), so it is an end, but holds {k}",
+                out.len()
+            ));
+        }
+        if free == 0 {
+            return Some(format!(
+                "cell {i} has {} neighbour(s), so it is an end, and none is left",
+                out.len()
+            ));
+        }
+        free -= 1;
+    }
+    None
 }
 
 /// Why the chessboard colouring leaves `p` without a solution, if it does.
@@ -1339,31 +1394,46 @@ mod tests {
     }
 
     #[test]
-    fn parity_names_the_colour_conflicts() {
-        let conflict = |text: &str| parity_conflict(&parse::parse(text).unwrap());
+    fn no_path_names_the_reason() {
+        let reason = |text: &str| no_path_reason(&parse::parse(text).unwrap());
         // 3x3: five cells of the corners' colour, so the odd steps are on it.
-        assert!(conflict("variant: numbrix\n1 . .\n. . .\n. . .\n").is_none());
-        assert!(conflict("variant: numbrix\n. 1 .\n. . .\n. . .\n").is_some());
-        assert!(conflict("variant: numbrix\n. 2 .\n. . .\n. . .\n").is_none());
+        assert_eq!(reason("variant: numbrix\n1 . .\n. . .\n. . .\n"), None);
+        assert!(reason("variant: numbrix\n. 1 .\n. . .\n. . .\n").is_some());
+        assert_eq!(reason("variant: numbrix\n. 2 .\n. . .\n. . .\n"), None);
         // 2x2, equal colours: the first waypoint fixes the colour of the
         // last step, which the diagonal corner does not have.
-        assert!(conflict("variant: waypoint\n1 .\n. 2\n").is_some());
-        assert!(conflict("variant: waypoint\n1 2\n. .\n").is_none());
-        assert!(conflict("variant: numbrix\n1 .\n. 3\n").is_none());
-        assert!(conflict("variant: numbrix\n1 .\n. 4\n").is_some());
+        assert!(reason("variant: waypoint\n1 .\n. 2\n").is_some());
+        assert_eq!(reason("variant: waypoint\n1 2\n. .\n"), None);
+        assert_eq!(reason("variant: numbrix\n1 .\n. 3\n"), None);
+        assert!(reason("variant: numbrix\n1 .\n. 4\n").is_some());
         // Two more cells of one colour: no path at all.
         let text = "X . . .\n. . . .\n. . . .\n. . . X\n";
-        assert!(conflict(&format!("variant: numbrix\n{text}")).is_some());
-        assert!(conflict(&format!("variant: hidato\n{text}")).is_none());
-        // A conflict becomes `INVAR FALSE`, nothing else does.
+        assert!(reason(&format!("variant: numbrix\n{text}")).is_some());
+        assert_eq!(reason(&format!("variant: hidato\n{text}")), None);
+        // Cut in two, king moves or not.
+        let text = ". X .\n. X .\n";
+        for v in ["numbrix", "hidato"] {
+            let why = reason(&format!("variant: {v}\n{text}")).unwrap();
+            assert!(why.contains("reaches 2 of the 4"), "{why}");
+        }
+        // Four cells with one neighbour; one, holding 2.
+        let why = reason("variant: numbrix\n. X .\n. . .\nX . X\n. . .\n").unwrap();
+        assert!(why.contains("and none is left"), "{why}");
+        assert!(reason("variant: numbrix\n2 . .\n. X .\n. . .\n").is_none());
+        let why = reason("variant: numbrix\n2 X X\n. . .\n. . .\n").unwrap();
+        assert!(why.contains("but holds 2"), "{why}");
+        // A reason becomes `INVAR FALSE`, no reason nothing.
         let p = parse::parse("variant: waypoint\n1 .\n. 2\n").unwrap();
         let mut sys = System::default();
-        add_parity(&p, &mut sys);
+        add_no_path(&p, &mut sys);
         assert_eq!(sys.invar.len(), 1);
         assert_eq!(sys.invar[0].expr, Expr::f());
+        let p = parse::parse("variant: waypoint\n1 2\n. .\n").unwrap();
+        add_no_path(&p, &mut sys);
+        assert_eq!(sys.invar.len(), 1);
     }
 
-    /// Whether an orthogonal path visits every open cell of `p` once,
+    /// Whether a path visits every open cell of `p` once,
     /// starting at `from`, ending at `to` if given (depth-first search).
     fn has_path(p: &Puzzle, from: CellId, to: Option<CellId>) -> bool {
         fn go(
@@ -1393,10 +1463,11 @@ mod tests {
     }
 
     #[test]
-    fn a_parity_conflict_leaves_no_path_on_any_small_board() {
+    fn no_path_is_right_on_every_small_board() {
         // Every 3x3 and 2x4 board (each set of blocked cells), with the
-        // start (numbrix `1`) on each open cell, or two waypoints on each
-        // pair: wherever `parity` says no, no path exists.
+        // start (numbrix and hidato `1`) on each open cell, or two
+        // waypoints on each pair: wherever `no-path` says no, no path
+        // exists.
         let (mut conflicts, mut paths) = (0, 0);
         for (rows, cols) in [(3, 3), (2, 4)] {
             let cells = rows * cols;
@@ -1413,26 +1484,30 @@ mod tests {
                             (_, true) => "2",
                             _ => ".",
                         };
-                        let variant = if b.is_some() { "waypoint" } else { "numbrix" };
-                        let grid: String = (0..rows)
-                            .map(|r| {
-                                (0..cols)
-                                    .map(|c| mark(r * cols + c))
-                                    .collect::<Vec<_>>()
-                                    .join(" ")
-                                    + "\n"
-                            })
-                            .collect();
-                        let Ok(p) = parse::parse(&format!("variant: {variant}\n{grid}")) else {
-                            continue;
-                        };
-                        let (start, end) = (p.start().unwrap(), b.and(p.end()));
-                        let path = has_path(&p, start, end);
-                        if parity_conflict(&p).is_some() {
-                            assert!(!path, "parity rules out a solvable board:\n{grid}");
-                            conflicts += 1;
+                        for variant in match b {
+                            Some(_) => &["waypoint"][..],
+                            None => &["numbrix", "hidato"],
+                        } {
+                            let grid: String = (0..rows)
+                                .map(|r| {
+                                    (0..cols)
+                                        .map(|c| mark(r * cols + c))
+                                        .collect::<Vec<_>>()
+                                        .join(" ")
+                                        + "\n"
+                                })
+                                .collect();
+                            let Ok(p) = parse::parse(&format!("variant: {variant}\n{grid}")) else {
+                                continue;
+                            };
+                            let (start, end) = (p.start().unwrap(), b.and(p.end()));
+                            let path = has_path(&p, start, end);
+                            if let Some(why) = no_path_reason(&p) {
+                                assert!(!path, "{why}, but {variant} has a path:\n{grid}");
+                                conflicts += 1;
+                            }
+                            paths += usize::from(path);
                         }
-                        paths += usize::from(path);
                     }
                 }
             }
@@ -1465,7 +1540,7 @@ mod tests {
                 &["distance", "order", "cover"],
                 &["distance", "legs", "cover"],
                 &["by-rank"],
-                &["parity"],
+                &["no-path"],
                 &["order", "legs", "cycles", "by-rank", "cover"],
             ] {
                 let (strong, _) = compile_model(&p, &options(names).unwrap());

@@ -18,8 +18,8 @@
 //!   the bounded model checker leaves them out and cuts off cycles as its
 //!   models show them (`bmc::lazy`);
 //! * the short-cycle bans of [`super::strengthen::cycles`];
-//! * `FALSE` when the chessboard colours rule out every path
-//!   ([`super::strengthen::parity`]).
+//! * `FALSE` when the board has no path at all
+//!   ([`super::strengthen::no_path`]).
 //!
 //! Why exact: with one successor everywhere but on the last waypoint, one
 //! predecessor everywhere but on the first, and no cycle, the moves form
@@ -30,7 +30,7 @@
 //! [`super::strengthen::sat_models`].
 
 use super::strengthen::{
-    add_cycle_bans, add_legs, add_parity, add_ranks, direction, invar, succ_is, END,
+    add_cycle_bans, add_legs, add_no_path, add_ranks, direction, invar, succ_is, END,
 };
 use super::{CellId, Coord, Puzzle, Variant};
 use crate::ir::{Acyclic, Domain, Expr, System, Value, VarId};
@@ -93,7 +93,7 @@ pub fn compile(p: &Puzzle) -> Option<System> {
             );
         }
     }
-    add_parity(p, &mut sys);
+    add_no_path(p, &mut sys);
     add_legs(p, &succ, &mut sys);
     add_cycle_bans(p, &succ, &mut sys);
     add_rank_witnesses(p, &succ, &mut sys);
