@@ -718,7 +718,135 @@ fn no_path_reason(p: &Puzzle) -> Option<String> {
             adj.len()
         ));
     }
-    dead_end_conflict(p, &adj).or_else(|| parity_conflict(p))
+    dead_end_conflict(p, &adj)
+        .or_else(|| cut_conflict(p, &adj))
+        .or_else(|| parity_conflict(p))
+}
+
+/// Why a cell whose removal cuts the board leaves no path, if one does.
+/// The path passes such a cell `a` once, so it is the walk through one
+/// part, then `a`, then the walk through the other: three parts or more
+/// leave no path, and with two the numbers must fit one of the two
+/// orders (numbrix/hidato: the first part holds steps `1..=|first|`, `a`
+/// the next; waypoint: the first waypoint in the first part, the last in
+/// the second, and every waypoint of the first part before `a`'s and
+/// every one of the second).
+fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
+    let givens = p.givens();
+    for a in cut_cells(adj) {
+        let (part, sizes) = parts_without(adj, a);
+        if sizes.len() > 2 {
+            return Some(format!(
+                "removing cell {} leaves {} parts, and a path joins two at most",
+                a.0,
+                sizes.len()
+            ));
+        }
+        // The order with part `first` before `a`.
+        let fits = |first: u32| {
+            let side = |c: CellId| match part[c.index()] {
+                None => 1,
+                Some(x) if x == first => 0,
+                Some(_) => 2,
+            };
+            match p.variant {
+                Variant::Waypoint => {
+                    let on = |s: usize| givens.iter().filter(move |g| side(g.1) == s).map(|g| g.0);
+                    let first = givens.first().filter(|g| g.0 == 1).map(|g| g.1);
+                    let last = givens.last().map(|g| g.1);
+                    first.is_some_and(|c| side(c) == 0)
+                        && last.is_some_and(|c| side(c) == 2)
+                        && on(0).max() < on(1).chain(on(2)).min()
+                        && on(1).max() < on(2).min()
+                }
+                _ => {
+                    let len = sizes[first as usize];
+                    givens.iter().all(|&(k, c)| match side(c) {
+                        0 => k as usize <= len,
+                        1 => k as usize == len + 1,
+                        _ => k as usize >= len + 2,
+                    })
+                }
+            }
+        };
+        if !fits(0) && !fits(1) {
+            return Some(format!(
+                "the path passes cell {} once, between its two parts, and the numbers fit neither order",
+                a.0
+            ));
+        }
+    }
+    None
+}
+
+/// The cells whose removal disconnects the (connected) board: Tarjan's
+/// depth-first search with low points, iterative.
+fn cut_cells(adj: &[Vec<CellId>]) -> Vec<CellId> {
+    let n = adj.len();
+    let mut order = vec![usize::MAX; n];
+    let mut low = vec![0; n];
+    let mut cut = vec![false; n];
+    let mut next = 0;
+    // (cell, parent, index of the next neighbour to look at)
+    let mut stack = vec![(0usize, usize::MAX, 0usize)];
+    order[0] = next;
+    low[0] = next;
+    let mut root_children = 0;
+    while let Some(&mut (v, parent, ref mut i)) = stack.last_mut() {
+        if let Some(&w) = adj[v].get(*i) {
+            *i += 1;
+            let w = w.index();
+            if order[w] == usize::MAX {
+                next += 1;
+                order[w] = next;
+                low[w] = next;
+                root_children += usize::from(v == 0);
+                stack.push((w, v, 0));
+            } else if w != parent {
+                low[v] = low[v].min(order[w]);
+            }
+            continue;
+        }
+        stack.pop();
+        if parent != usize::MAX {
+            low[parent] = low[parent].min(low[v]);
+            if parent != 0 && low[v] >= order[parent] {
+                cut[parent] = true;
+            }
+        }
+    }
+    cut[0] = root_children > 1;
+    (0..n)
+        .filter(|&c| cut[c])
+        .map(|c| CellId(c as u32))
+        .collect()
+}
+
+/// The parts of the board without cell `a`: each cell's part (`None` for
+/// `a`) and each part's size.
+fn parts_without(adj: &[Vec<CellId>], a: CellId) -> (Vec<Option<u32>>, Vec<usize>) {
+    let mut part: Vec<Option<u32>> = vec![None; adj.len()];
+    let mut sizes = Vec::new();
+    for &s in &adj[a.index()] {
+        if part[s.index()].is_some() {
+            continue;
+        }
+        let id = sizes.len() as u32;
+        part[s.index()] = Some(id);
+        let mut queue = vec![s];
+        let mut size = 0;
+        while let Some(c) = queue.pop() {
+            size += 1;
+            for &d in &adj[c.index()] {
+                if d != a && part[d.index()].is_none() {
+                    part[d.index()] = Some(id);
+                    queue.push(d);
+                }
+            }
+        }
+        sizes.push(size);
+    }
+    (part, sizes)
 }
 
 /// Why the cells with one neighbour, which only an end of the path can
@@ -1433,61 +1561,64 @@ mod tests {
         assert_eq!(sys.invar.len(), 1);
     }
 
-    /// Whether a path visits every open cell of `p` once,
-    /// starting at `from`, ending at `to` if given (depth-first search).
-    fn has_path(p: &Puzzle, from: CellId, to: Option<CellId>) -> bool {
-        fn go(
-            p: &Puzzle,
-            at: CellId,
-            seen: &mut Vec<bool>,
-            left: usize,
-            to: Option<CellId>,
-        ) -> bool {
-            if left == 0 {
-                return to.is_none_or(|t| t == at);
+    /// Whether `p` has a solution: every path from its first cell
+    /// through every open cell (depth-first), tried with the puzzle's
+    /// own checker.
+    fn has_path(p: &Puzzle) -> bool {
+        fn go(p: &Puzzle, path: &mut Vec<CellId>, seen: &mut [bool]) -> bool {
+            if path.len() == seen.len() {
+                let path = path.iter().map(|&c| p.coord(c)).collect();
+                return crate::grid::check(p, &crate::grid::Solution { path }).is_ok();
             }
-            for d in p.neighbours(at) {
+            for d in p.neighbours(*path.last().unwrap()) {
                 if !seen[d.index()] {
                     seen[d.index()] = true;
-                    if go(p, d, seen, left - 1, to) {
+                    path.push(d);
+                    if go(p, path, seen) {
                         return true;
                     }
+                    path.pop();
                     seen[d.index()] = false;
                 }
             }
             false
         }
+        let start = p.start().unwrap();
         let mut seen = vec![false; p.open_count()];
-        seen[from.index()] = true;
-        go(p, from, &mut seen, p.open_count() - 1, to)
+        seen[start.index()] = true;
+        go(p, &mut vec![start], &mut seen)
     }
 
     #[test]
     fn no_path_is_right_on_every_small_board() {
-        // Every 3x3 and 2x4 board (each set of blocked cells), with the
-        // start (numbrix and hidato `1`) on each open cell, or two
-        // waypoints on each pair: wherever `no-path` says no, no path
-        // exists.
+        // Every 3x3 and 2x4 board (each set of blocked cells), with `1` on
+        // each open cell and nothing more, or with a second number on
+        // each other cell: the last waypoint, or for numbrix and hidato
+        // a step that depends on both cells. Wherever `no-path` says no,
+        // no solution exists.
         let (mut conflicts, mut paths) = (0, 0);
         for (rows, cols) in [(3, 3), (2, 4)] {
             let cells = rows * cols;
             for blocked in 0u32..1 << cells {
                 let open: Vec<usize> = (0..cells).filter(|&i| blocked >> i & 1 == 0).collect();
+                let n = open.len();
                 for &a in &open {
-                    for b in std::iter::once(None).chain(open.iter().map(Some)) {
-                        if b == Some(&a) && open.len() > 1 {
+                    for b in std::iter::once(None).chain(open.iter().copied().map(Some)) {
+                        if b == Some(a) {
                             continue;
                         }
-                        let mark = |i: usize| match (i == a, b == Some(&i)) {
-                            _ if blocked >> i & 1 == 1 => "X",
-                            (true, _) => "1",
-                            (_, true) => "2",
-                            _ => ".",
-                        };
-                        for variant in match b {
-                            Some(_) => &["waypoint"][..],
-                            None => &["numbrix", "hidato"],
-                        } {
+                        for variant in ["waypoint", "numbrix", "hidato"] {
+                            let second = match (variant, b) {
+                                ("waypoint", _) => "2".to_string(),
+                                (_, Some(b)) => (2 + (a + b) % (n - 1)).to_string(),
+                                _ => String::new(),
+                            };
+                            let mark = |i: usize| match i {
+                                _ if blocked >> i & 1 == 1 => "X",
+                                _ if i == a => "1",
+                                _ if Some(i) == b => &second,
+                                _ => ".",
+                            };
                             let grid: String = (0..rows)
                                 .map(|r| {
                                     (0..cols)
@@ -1500,8 +1631,7 @@ mod tests {
                             let Ok(p) = parse::parse(&format!("variant: {variant}\n{grid}")) else {
                                 continue;
                             };
-                            let (start, end) = (p.start().unwrap(), b.and(p.end()));
-                            let path = has_path(&p, start, end);
+                            let path = has_path(&p);
                             if let Some(why) = no_path_reason(&p) {
                                 assert!(!path, "{why}, but {variant} has a path:\n{grid}");
                                 conflicts += 1;
