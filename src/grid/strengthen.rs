@@ -62,8 +62,11 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// engine has pruned the domains, and there `order` only costs encoding
 /// and checking time; with few numbers they do need it, see
 /// [`sat_models`]). `distance` is left out: the engine's own
-/// domain pruning derives its windows from the model. Measured with
-/// `bench_grid` (tests/bmc_grid.rs); NuSMV keeps the plain model.
+/// domain pruning derives its windows from the model. Every model of
+/// the engine has `no-path` ([`no_path`]: `FALSE` on a board the colours,
+/// a cut or its dead ends leave without a path; a search refutes those
+/// only by exhausting the board). Measured with `bench_grid`
+/// (tests/bmc_grid.rs); NuSMV keeps the plain model.
 ///
 /// Tried on waypoint 12x12/15x15 and lost: `order` without the ranks
 /// (`rank[i] <= s` is `visited[i]` at step `s`, so a move `c -> d` is the
@@ -689,7 +692,8 @@ pub fn cover(p: &Puzzle, v: &GridVars, sys: &mut System) {
 /// (2.2 s) and 14x14 over 30 s; numbrix and hidato 12x12 without numbers
 /// and cut in two by a wall over 30 s (with a number, the domain
 /// analysis reaches the other half from it and is done at once).
-/// [`windows`] has the colour facts too, but costs a search per number.
+/// The distance windows (`distance`) have the colour facts too, but cost
+/// a search per number.
 pub fn no_path(p: &Puzzle, _v: &GridVars, sys: &mut System) {
     add_no_path(p, sys);
 }
