@@ -157,7 +157,7 @@ fn unsolvable_puzzle_is_unsat_with_exit_zero() {
     assert_eq!(j["status"], "unsat");
     assert_eq!(j["path"].as_array().unwrap().len(), 0);
     // No numbers, and two more cells of one checkerboard colour than of
-    // the other: a counting argument (`grid::strengthen::colour_parity`),
+    // the other: a counting argument (`grid::strengthen::no_path`),
     // which a SAT search alone does not find in any useful time.
     let mut board = vec![vec!["."; 10]; 10];
     board[0][0] = "X";
@@ -176,6 +176,13 @@ fn unsolvable_puzzle_is_unsat_with_exit_zero() {
         "--json",
     ]));
     assert_eq!(j["status"], "unsat");
+    // Without `--json`, the answer says why.
+    let text = stdout(&checkmate(&["solve", p.to_str().unwrap()]));
+    assert_eq!(
+        text,
+        "unsat: the puzzle has no solution\n\
+         why: 48 light and 50 dark open cells, but a path alternates colours\n"
+    );
 }
 
 #[test]

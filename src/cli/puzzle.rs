@@ -18,7 +18,7 @@ use clap::{Args, ValueEnum};
 use checkmate::bmc::{self, BmcOptions, Encoding, SolverKind, Status};
 use checkmate::checker::{self, Checker, Tool};
 use checkmate::game::{deduce, strategy_model, tree_io, Game, Route};
-use checkmate::grid::strengthen::SatModel;
+use checkmate::grid::strengthen::{self, SatModel};
 use checkmate::grid::{self, Puzzle, Solution};
 use checkmate::ir::{EvalError, System, Trace};
 use checkmate::smv::{self, Dialect, EmitOptions};
@@ -678,12 +678,14 @@ impl Report {
         }
     }
 
+    /// With the reason when the board alone rules out every path (the
+    /// answer is the engine's, the reason only says why).
     fn unsat(puzzle: &Puzzle, engine: &str, bound: usize) -> Report {
         Report {
             json: grid::JsonSolution::new(puzzle, grid::Status::Unsat, None, engine, Some(bound)),
             picture: None,
             exhausted: None,
-            note: None,
+            note: strengthen::no_path_reason(puzzle).map(|why| format!("why: {why}")),
         }
     }
 

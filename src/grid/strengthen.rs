@@ -706,8 +706,10 @@ pub(super) fn add_no_path(p: &Puzzle, sys: &mut System) {
     }
 }
 
-/// Why `p` has no solution whatever its numbers say, if the board tells.
-fn no_path_reason(p: &Puzzle) -> Option<String> {
+/// Why `p` has no solution whatever its numbers say, if the board tells
+/// (the reasons of [`no_path`], which `checkmate solve` also prints with
+/// an `unsat` answer).
+pub fn no_path_reason(p: &Puzzle) -> Option<String> {
     let adj = adjacency(p);
     if adj.is_empty() {
         return None;
@@ -718,7 +720,8 @@ fn no_path_reason(p: &Puzzle) -> Option<String> {
         .count();
     if reached < adj.len() {
         return Some(format!(
-            "cell 0 reaches {reached} of the {} open cells",
+            "cell {} reaches {reached} of the {} open cells",
+            p.coord(CellId(0)),
             adj.len()
         ));
     }
@@ -742,7 +745,7 @@ fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
         if sizes.len() > 2 {
             return Some(format!(
                 "removing cell {} leaves {} parts, and a path joins two at most",
-                a.0,
+                p.coord(a),
                 sizes.len()
             ));
         }
@@ -776,7 +779,7 @@ fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
         if !fits(0) && !fits(1) {
             return Some(format!(
                 "the path passes cell {} once, between its two parts, and the numbers fit neither order",
-                a.0
+                p.coord(a)
             ));
         }
     }
@@ -869,13 +872,15 @@ fn dead_end_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
         }
         if let Some(k) = p.number(c) {
             return Some(format!(
-                "cell {i} has {} neighbour(s), so it is an end, but holds {k}",
+                "cell {} has {} neighbour(s), so it is an end, but holds {k}",
+                p.coord(c),
                 out.len()
             ));
         }
         if free == 0 {
             return Some(format!(
-                "cell {i} has {} neighbour(s), so it is an end, and none is left",
+                "cell {} has {} neighbour(s), so it is an end, and none is left",
+                p.coord(c),
                 out.len()
             ));
         }
@@ -921,11 +926,11 @@ fn parity_conflict(p: &Puzzle) -> Option<String> {
     for (k, c) in anchors {
         let on_odd = if k % 2 == 1 { colour(c) } else { 1 - colour(c) };
         match &odd {
-            None => odd = Some((on_odd, format!("step {k} on cell {}", c.0))),
+            None => odd = Some((on_odd, format!("step {k} on cell {}", p.coord(c)))),
             Some((o, why)) if *o != on_odd => {
                 return Some(format!(
                     "step {k} on cell {} is on the other colour than {why} allows",
-                    c.0
+                    p.coord(c)
                 ))
             }
             Some(_) => {}
