@@ -533,18 +533,7 @@ fn windows(p: &Puzzle) -> Vec<Vec<bool>> {
     if bipartite {
         colour_parity(p, &mut ok);
     }
-    // Anchors: (step, cell). Waypoints fix only the first and last step.
-    let anchors: Vec<(usize, CellId)> = match p.variant {
-        Variant::Waypoint => [p.start().map(|c| (1, c)), p.end().map(|c| (n, c))]
-            .into_iter()
-            .flatten()
-            .collect(),
-        _ => p
-            .givens()
-            .into_iter()
-            .map(|(k, c)| (k as usize, c))
-            .collect(),
-    };
+    let anchors = anchors(p);
     let adj = adjacency(p);
     if p.variant == Variant::Waypoint {
         waypoint_windows(p, &adj, &mut ok);
@@ -577,13 +566,34 @@ fn windows(p: &Puzzle) -> Vec<Vec<bool>> {
 /// 10x10 numbrix without numbers and two corners of one colour blocked,
 /// neither model decided `unsat` within 20 s; with it, the windows do at
 /// once.
+/// The steps the puzzle fixes, as (step, cell): the given numbers, or the
+/// first and last waypoint (the others fix only an order).
+fn anchors(p: &Puzzle) -> Vec<(usize, CellId)> {
+    match p.variant {
+        Variant::Waypoint => [
+            p.start().map(|c| (1, c)),
+            p.end().map(|c| (p.open_count(), c)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect(),
+        _ => p
+            .givens()
+            .into_iter()
+            .map(|(k, c)| (k as usize, c))
+            .collect(),
+    }
+}
+
+/// The chessboard colour of a cell: 0 on the colour of the top-left
+/// corner ("light"), 1 on the other.
+fn colour(p: &Puzzle, c: CellId) -> usize {
+    let at = p.coord(c);
+    (at.row + at.col) % 2
+}
+
 fn colour_parity(p: &Puzzle, ok: &mut [Vec<bool>]) {
-    let colour: Vec<usize> = (0..ok.len())
-        .map(|c| {
-            let at = p.coord(CellId(c as u32));
-            (at.row + at.col) % 2
-        })
-        .collect();
+    let colour: Vec<usize> = (0..ok.len()).map(|c| colour(p, CellId(c as u32))).collect();
     let whites = colour.iter().filter(|&&c| c == 0).count();
     let blacks = ok.len() - whites;
     let odd = match whites.cmp(&blacks) {
@@ -678,6 +688,10 @@ pub fn cover(p: &Puzzle, v: &GridVars, sys: &mut System) {
 /// * a cell with one neighbour (or none) can only be an end of the path:
 ///   more such cells than free ends, or one holding a number that is
 ///   not an end's, leave no path;
+/// * a cell whose removal cuts the board is passed once, between a walk
+///   through one part and a walk through the other: three parts or more
+///   leave no path, and so do numbers that fit neither order of the two
+///   (`cut_conflict`);
 /// * on an orthogonal grid every move changes the colour of the
 ///   chessboard under the path, so its steps alternate two colours:
 ///   when the counts of open cells of the two colours differ by more
@@ -759,9 +773,9 @@ fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
             match p.variant {
                 Variant::Waypoint => {
                     let on = |s: usize| givens.iter().filter(move |g| side(g.1) == s).map(|g| g.0);
-                    let first = givens.first().filter(|g| g.0 == 1).map(|g| g.1);
+                    let start = givens.first().filter(|g| g.0 == 1).map(|g| g.1);
                     let last = givens.last().map(|g| g.1);
-                    first.is_some_and(|c| side(c) == 0)
+                    start.is_some_and(|c| side(c) == 0)
                         && last.is_some_and(|c| side(c) == 2)
                         && on(0).max() < on(1).chain(on(2)).min()
                         && on(1).max() < on(2).min()
@@ -895,10 +909,7 @@ fn parity_conflict(p: &Puzzle) -> Option<String> {
         return None;
     }
     let n = p.open_count();
-    let colour = |c: CellId| {
-        let at = p.coord(c);
-        (at.row + at.col) % 2
-    };
+    let colour = |c: CellId| colour(p, c);
     let light = (0..n).filter(|&c| colour(CellId(c as u32)) == 0).count();
     let dark = n - light;
     // The colour of the odd steps, and what fixed it.
@@ -912,18 +923,7 @@ fn parity_conflict(p: &Puzzle) -> Option<String> {
         std::cmp::Ordering::Greater => Some((0, format!("{light} light cells against {dark}"))),
         std::cmp::Ordering::Less => Some((1, format!("{dark} dark cells against {light}"))),
     };
-    let anchors: Vec<(usize, CellId)> = match p.variant {
-        Variant::Waypoint => [p.start().map(|c| (1, c)), p.end().map(|c| (n, c))]
-            .into_iter()
-            .flatten()
-            .collect(),
-        _ => p
-            .givens()
-            .into_iter()
-            .map(|(k, c)| (k as usize, c))
-            .collect(),
-    };
-    for (k, c) in anchors {
+    for (k, c) in anchors(p) {
         let on_odd = if k % 2 == 1 { colour(c) } else { 1 - colour(c) };
         match &odd {
             None => odd = Some((on_odd, format!("step {k} on cell {}", p.coord(c)))),
