@@ -557,15 +557,6 @@ fn windows(p: &Puzzle) -> Vec<Vec<bool>> {
     ok
 }
 
-/// On an orthogonal grid every move changes the colour of the
-/// checkerboard, so a path over all `n` open cells puts one colour on the
-/// odd steps (`⌈n/2⌉` of them) and the other on the even ones. With one
-/// colour a cell more than the other, that colour holds the odd steps;
-/// with more than one more, there is no path at all (every window is
-/// emptied). A counting fact the SAT solver cannot find by itself: on a
-/// 10x10 numbrix without numbers and two corners of one colour blocked,
-/// neither model decided `unsat` within 20 s; with it, the windows do at
-/// once.
 /// The steps the puzzle fixes, as (step, cell): the given numbers, or the
 /// first and last waypoint (the others fix only an order).
 fn anchors(p: &Puzzle) -> Vec<(usize, CellId)> {
@@ -592,20 +583,46 @@ fn colour(p: &Puzzle, c: CellId) -> usize {
     (at.row + at.col) % 2
 }
 
+/// The open cells of each colour: (light, dark).
+fn colour_counts(p: &Puzzle) -> (usize, usize) {
+    let n = p.open_count();
+    let light = (0..n).filter(|&c| colour(p, CellId(c as u32)) == 0).count();
+    (light, n - light)
+}
+
+/// The colour the counts `(light, dark)` put on the odd steps of every
+/// path: `Some` when one colour has a cell more, `None` when they are
+/// equal (the path's start decides); an error when they differ by more
+/// than one (no path).
+fn odd_colour((light, dark): (usize, usize)) -> Result<Option<usize>, ()> {
+    match light.cmp(&dark) {
+        _ if light.abs_diff(dark) > 1 => Err(()),
+        std::cmp::Ordering::Equal => Ok(None),
+        std::cmp::Ordering::Greater => Ok(Some(0)),
+        std::cmp::Ordering::Less => Ok(Some(1)),
+    }
+}
+
+/// On an orthogonal grid every move changes the colour of the
+/// checkerboard, so a path over all `n` open cells puts one colour on the
+/// odd steps (`⌈n/2⌉` of them) and the other on the even ones. With one
+/// colour a cell more than the other, that colour holds the odd steps;
+/// with more than one more, there is no path at all (every window is
+/// emptied). A counting fact the SAT solver cannot find by itself: on a
+/// 10x10 numbrix without numbers and two corners of one colour blocked,
+/// neither model decided `unsat` within 20 s; with it, the windows do at
+/// once.
 fn colour_parity(p: &Puzzle, ok: &mut [Vec<bool>]) {
-    let colour: Vec<usize> = (0..ok.len()).map(|c| colour(p, CellId(c as u32))).collect();
-    let whites = colour.iter().filter(|&&c| c == 0).count();
-    let blacks = ok.len() - whites;
-    let odd = match whites.cmp(&blacks) {
-        std::cmp::Ordering::Equal => return,
-        _ if whites.abs_diff(blacks) > 1 => None,
-        std::cmp::Ordering::Greater => Some(0),
-        std::cmp::Ordering::Less => Some(1),
+    let odd = match odd_colour(colour_counts(p)) {
+        Ok(None) => return,
+        Ok(Some(o)) => Some(o),
+        Err(_) => None,
     };
     for (c, steps) in ok.iter_mut().enumerate() {
+        let colour = colour(p, CellId(c as u32));
         for (s, allowed) in steps.iter_mut().enumerate().skip(1) {
             // The colour on the odd steps; none when no path exists.
-            let on_odd = odd.is_some_and(|o| (colour[c] == o) == (s % 2 == 1));
+            let on_odd = odd.is_some_and(|o| (colour == o) == (s % 2 == 1));
             *allowed &= on_odd;
         }
     }
@@ -908,20 +925,18 @@ fn parity_conflict(p: &Puzzle) -> Option<String> {
     if p.variant.diagonal() {
         return None;
     }
-    let n = p.open_count();
     let colour = |c: CellId| colour(p, c);
-    let light = (0..n).filter(|&c| colour(CellId(c as u32)) == 0).count();
-    let dark = n - light;
+    let (light, dark) = colour_counts(p);
     // The colour of the odd steps, and what fixed it.
-    let mut odd: Option<(usize, String)> = match light.cmp(&dark) {
-        _ if light.abs_diff(dark) > 1 => {
+    let mut odd: Option<(usize, String)> = match odd_colour((light, dark)) {
+        Err(()) => {
             return Some(format!(
                 "{light} light and {dark} dark open cells, but a path alternates colours"
             ))
         }
-        std::cmp::Ordering::Equal => None,
-        std::cmp::Ordering::Greater => Some((0, format!("{light} light cells against {dark}"))),
-        std::cmp::Ordering::Less => Some((1, format!("{dark} dark cells against {light}"))),
+        Ok(None) => None,
+        Ok(Some(0)) => Some((0, format!("{light} light cells against {dark}"))),
+        Ok(Some(_)) => Some((1, format!("{dark} dark cells against {light}"))),
     };
     for (k, c) in anchors(p) {
         let on_odd = if k % 2 == 1 { colour(c) } else { 1 - colour(c) };
