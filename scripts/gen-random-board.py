@@ -20,7 +20,10 @@ def main():
     if len(sys.argv) != 7:
         sys.exit(__doc__.strip().splitlines()[-1])
     variant = sys.argv[1]
-    rows, cols, blocked, numbers, seed = map(int, sys.argv[2:])
+    try:
+        rows, cols, blocked, numbers, seed = map(int, sys.argv[2:])
+    except ValueError as e:
+        sys.exit(f"ROWS COLS BLOCKED NUMBERS SEED must be integers: {e}")
     if variant not in ("waypoint", "numbrix", "hidato"):
         sys.exit(f"unknown variant {variant!r}")
     rng = random.Random(seed)
