@@ -193,6 +193,12 @@ pub(crate) struct Domains {
     alive: Vec<bool>,
     /// Support from the invariants only (see [`Domains::compute`]).
     invar_only: bool,
+    /// `invar_holds[t * invars + c]`: INVAR `c` holds at step `t` in every
+    /// state the final sets allow; `trans_holds[t * trans + c]` the same
+    /// for TRANS `c` from step `t` to `t + 1` (see [`Domains::holds`];
+    /// empty when the analysis stopped early).
+    invar_holds: Vec<bool>,
+    trans_holds: Vec<bool>,
 }
 
 /// A DEFINE's truth value in one context, valid while no value has been
@@ -460,6 +466,11 @@ fn never_checked(sys: &System, a: &Atom) -> bool {
 struct Model<'s> {
     sys: &'s System,
     invar_frozen: Vec<bool>,
+    /// Per INVAR of the system (`None`: skipped) and per TRANS, its atoms:
+    /// a range of the invariant atoms (`invar_reads` and friends) or of
+    /// `trans`.
+    invar_span: Vec<Option<std::ops::Range<usize>>>,
+    trans_span: Vec<std::ops::Range<usize>>,
     init: Vec<Atom<'s>>,
     trans: Vec<Atom<'s>>,
     uses: Vec<Uses>,
@@ -566,10 +577,13 @@ impl<'s> Model<'s> {
         let kept = |i: usize| !skip.get(i).copied().unwrap_or(false);
         let split = |cs: &mut dyn Iterator<Item = &'s crate::ir::Constraint>| {
             let mut out = Vec::new();
+            let mut spans = Vec::new();
             for c in cs {
+                let from = out.len();
                 atoms(&c.expr, sys, &mut Vec::new(), &mut out);
+                spans.push(from..out.len());
             }
-            out
+            (out, spans)
         };
         let mut invars = sys
             .invar
@@ -577,9 +591,13 @@ impl<'s> Model<'s> {
             .enumerate()
             .filter(|&(i, _)| kept(i))
             .map(|(_, c)| c);
-        let invar = split(&mut invars);
-        let init = split(&mut sys.init.iter());
-        let trans = split(&mut sys.trans.iter());
+        let (invar, kept_spans) = split(&mut invars);
+        let mut kept_spans = kept_spans.into_iter();
+        let invar_span = (0..sys.invar.len())
+            .map(|i| kept(i).then(|| kept_spans.next()).flatten())
+            .collect();
+        let (init, _) = split(&mut sys.init.iter());
+        let (trans, trans_span) = split(&mut sys.trans.iter());
         let mut seen = Seen::new(sys);
         // An invariant atom over frozen variables only, and not over
         // exactly one, is never checked: its reads are not needed either.
@@ -772,6 +790,8 @@ impl<'s> Model<'s> {
             goal_n,
             sys,
             invar_frozen,
+            invar_span,
+            trans_span,
             init,
             trans,
             uses,
@@ -857,6 +877,8 @@ impl Domains {
             memo: Vec::new(),
             alive: Vec::new(),
             invar_only: false,
+            invar_holds: Vec::new(),
+            trans_holds: Vec::new(),
         }
     }
 
@@ -1011,8 +1033,86 @@ impl Domains {
                 break;
             }
         }
+        if !stop() {
+            d.settle_holds(&m);
+        }
         d.arena = Vec::new();
         d
+    }
+
+    /// Whether INVAR `c` (`trans: false`) or TRANS `c` (`trans: true`,
+    /// from `step` to `step + 1`) holds in every state the sets allow at
+    /// `step`: then encoding it adds no constraint on the allowed values
+    /// (an encoder may leave it out); `false` when not known.
+    pub fn holds(&self, trans: bool, c: usize, step: usize) -> bool {
+        let (holds, n) = match trans {
+            false => (&self.invar_holds, self.invar_holds.len() / self.steps),
+            true => (&self.trans_holds, self.trans_holds.len() / self.steps),
+        };
+        n > c && holds.get(step * n + c).copied().unwrap_or(false)
+    }
+
+    /// Fills [`Domains::invar_holds`] and [`Domains::trans_holds`] from the
+    /// final sets: an atom found entailed during the passes still is (the
+    /// sets only shrank since); the others are evaluated once more. An
+    /// INVAR over frozen variables only is looked at at step 0 only (it
+    /// has the same value at every step; encoders assert it once), and one
+    /// with an atom that was never compiled is not known to hold.
+    fn settle_holds(&mut self, m: &Model) {
+        let (k, sys) = (m.k, m.sys);
+        // One value left everywhere: the path is read off the sets
+        // ([`super::unroll::Unroller::determined`]), nothing is encoded.
+        let n = sys.vars.len();
+        let single = |(i, &c): (usize, &usize)| c <= 1 || (i >= n && self.frozen[i % n]);
+        if self.counts.iter().enumerate().all(single) {
+            return;
+        }
+        let n = sys.invar.len();
+        self.invar_holds = vec![false; n * (k + 1)];
+        for t in 0..=k {
+            let here = Ctx {
+                cur: t,
+                next: None,
+                fix: None,
+            };
+            for (c, span) in m.invar_span.iter().enumerate() {
+                let Some(span) = span.clone() else { continue };
+                if t > 0 && span.clone().all(|a| m.invar_dense[a] == u32::MAX) {
+                    continue;
+                }
+                let holds = span.into_iter().all(|a| {
+                    let dense = m.invar_dense[a] != u32::MAX;
+                    if dense && self.entailed[m.invar_key(a, t)] {
+                        return true;
+                    }
+                    if !dense && !m.invar_frozen[a] {
+                        return false; // never compiled
+                    }
+                    let (yes, no) = self.truth(&m.prog, m.invar_n[a], &here);
+                    yes && !no
+                });
+                self.invar_holds[t * n + c] = holds;
+            }
+        }
+        let n = sys.trans.len();
+        self.trans_holds = vec![false; n * (k + 1)];
+        for t in 0..k {
+            let before = Ctx {
+                cur: t,
+                next: Some(t + 1),
+                fix: None,
+            };
+            for (c, span) in m.trans_span.iter().enumerate() {
+                let holds = span.clone().all(|a| {
+                    if self.entailed[m.trans_key(a, t)] {
+                        return true;
+                    }
+                    let (yes, no) = self.truth(&m.prog, m.trans_n[a], &before);
+                    yes && !no
+                });
+                self.trans_holds[t * n + c] = holds;
+            }
+        }
     }
 
     fn remove(&mut self, var: VarId, step: usize, i: usize) {
