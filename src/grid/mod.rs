@@ -25,6 +25,7 @@
 
 pub mod check;
 pub mod compile;
+mod cuts;
 pub mod decode;
 pub mod parse;
 pub mod render;

@@ -20,6 +20,7 @@ use std::collections::VecDeque;
 use thiserror::Error;
 
 use super::compile::{CompileOptions, Extra, GridVars, NoRevisit};
+use super::cuts::{self, Known};
 use super::{CellId, Coord, Puzzle, Variant};
 use crate::ir::{Constraint, Domain, Expr, System, Value, VarId};
 
@@ -538,7 +539,7 @@ fn windows(p: &Puzzle) -> Vec<Vec<bool>> {
     if p.variant == Variant::Waypoint {
         waypoint_windows(p, &adj, &mut ok);
     }
-    for (k, at) in anchors {
+    for &(k, at) in &anchors {
         let dist = distances(&adj, at);
         for c in 0..n {
             let Some(d) = dist[c] else {
@@ -555,6 +556,45 @@ fn windows(p: &Puzzle) -> Vec<Vec<bool>> {
         }
     }
     ok
+}
+
+/// [`windows`] narrowed by what the board's cuts of one or two cells
+/// leave ([`cut_windows`]), for the `distance` extra (the SMV models).
+/// Not in the bounded model checker's rank model: there the narrower
+/// windows change its 15x15 CNFs a little and move the search about
+/// as any such change does (fresh sparse hidato 15x15, CPU s, `--jobs 1
+/// --count 2`: one of 14 puzzles 1.7 -> 8.6 s, others ±30%), while a
+/// cut that refutes the board does so through [`no_path`] already.
+fn cut_narrowed_windows(p: &Puzzle) -> Vec<Vec<bool>> {
+    let mut ok = windows(p);
+    cut_windows(p, &adjacency(p), &anchors(p), &mut ok);
+    ok
+}
+
+/// Narrows the windows `ok` by what each cut of one or two cells leaves
+/// ([`cuts::fit`]); empties them all when a cut leaves no path. Each cut
+/// is looked at once, in the order [`cuts::cuts`] finds them, with the
+/// windows the cuts before it left.
+fn cut_windows(p: &Puzzle, adj: &[Vec<CellId>], anchors: &[(usize, CellId)], ok: &mut [Vec<bool>]) {
+    let n = adj.len();
+    for cut in cuts::cuts(p, adj) {
+        let known = Known {
+            n,
+            anchors,
+            ok: Some(ok),
+        };
+        let Some(fit) = cuts::fit(&cut, &known) else {
+            ok.iter_mut().for_each(|w| w.fill(false));
+            return;
+        };
+        for (c, steps) in ok.iter_mut().enumerate() {
+            let left = match cut.cells.iter().position(|x| x.index() == c) {
+                Some(i) => &fit.cells[i],
+                None => &fit.parts[cut.part_of(CellId(c as u32)) as usize],
+            };
+            steps.iter_mut().zip(left).for_each(|(s, &l)| *s &= l);
+        }
+    }
 }
 
 /// The steps the puzzle fixes, as (step, cell): the given numbers, or the
@@ -656,11 +696,12 @@ fn cell(c: CellId) -> Expr {
 /// `distance`: a cell `d` moves from a given number `k` is not visited at
 /// a step closer than `d` to `k`, nor (waypoint) closer to the start or
 /// the end than its distance to them, and on orthogonal grids only at
-/// steps of the right parity: `pos = c -> !(step in {…})`. Numbered cells
-/// of numbrix/hidato are pinned by the core model already.
+/// steps of the right parity, nor at a step the board's cuts of one or
+/// two cells rule out: `pos = c -> !(step in {…})`. Numbered cells of
+/// numbrix/hidato are pinned by the core model already.
 pub fn distance(p: &Puzzle, v: &GridVars, sys: &mut System) {
     let step = v.step;
-    for (c, allowed) in windows(p).into_iter().enumerate() {
+    for (c, allowed) in cut_narrowed_windows(p).into_iter().enumerate() {
         if p.variant != Variant::Waypoint && p.number(CellId(c as u32)).is_some() {
             continue; // pinned by the core model
         }
@@ -709,6 +750,12 @@ pub fn cover(p: &Puzzle, v: &GridVars, sys: &mut System) {
 ///   through one part and a walk through the other: three parts or more
 ///   leave no path, and so do numbers that fit neither order of the two
 ///   (`cut_conflict`);
+/// * two cells whose removal cuts the board are passed once each, with a
+///   walk through one part before, between and after them: four parts
+///   or more leave no path, and so do part sizes and numbers that fit no
+///   way of passing them (`pair_cut_conflict`, module `grid::cuts`; a 4x40 hidato
+///   with a two-cell neck was undecided at 10 s before, `unsat` in 0.08 s
+///   with it);
 /// * on an orthogonal grid every move changes the colour of the
 ///   chessboard under the path, so its steps alternate two colours:
 ///   when the counts of open cells of the two colours differ by more
@@ -759,6 +806,34 @@ pub fn no_path_reason(p: &Puzzle) -> Option<String> {
     dead_end_conflict(p, &adj)
         .or_else(|| cut_conflict(p, &adj))
         .or_else(|| parity_conflict(p))
+        .or_else(|| pair_cut_conflict(p, &adj))
+}
+
+/// Why two cells whose removal cuts the board leave no path, if they do
+/// (see [`cuts`]): the path passes each once and runs through one part
+/// at a time in between, so four parts or more leave no path, and so do
+/// part sizes and numbers that fit no way of passing them.
+fn pair_cut_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
+    let anchors = anchors(p);
+    let known = Known {
+        n: adj.len(),
+        anchors: &anchors,
+        ok: None,
+    };
+    let cut = cuts::cuts(p, adj)
+        .into_iter()
+        .filter(|cut| cut.cells.len() == 2)
+        .find(|cut| !cuts::fits(cut, &known))?;
+    let (a, b) = (p.coord(cut.cells[0]), p.coord(cut.cells[1]));
+    Some(match cut.parts() {
+        parts if parts > 3 => format!(
+            "removing cells {a} and {b} leaves {parts} parts, and a path passing them once each joins three at most"
+        ),
+        _ => format!(
+            "removing cells {a} and {b} leaves parts of {} cells, and the path passes each once: the numbers fit no order of the walks through the parts",
+            cut.sizes().iter().map(usize::to_string).collect::<Vec<_>>().join(", ")
+        ),
+    })
 }
 
 /// Why a cell whose removal cuts the board leaves no path, if one does.
@@ -771,8 +846,12 @@ pub fn no_path_reason(p: &Puzzle) -> Option<String> {
 /// every one of the second).
 fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
     let givens = p.givens();
-    for a in cut_cells(adj) {
-        let (part, sizes) = parts_without(adj, a);
+    let single = cuts::cut_cells(adj, None);
+    for a in (0..adj.len())
+        .filter(|&a| single[a])
+        .map(|a| CellId(a as u32))
+    {
+        let (part, sizes) = cuts::parts_without(adj, &[a]);
         if sizes.len() > 2 {
             return Some(format!(
                 "removing cell {} leaves {} parts, and a path joins two at most",
@@ -815,76 +894,6 @@ fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
         }
     }
     None
-}
-
-/// The cells whose removal disconnects the (connected) board: Tarjan's
-/// depth-first search with low points, iterative.
-fn cut_cells(adj: &[Vec<CellId>]) -> Vec<CellId> {
-    let n = adj.len();
-    let mut order = vec![usize::MAX; n];
-    let mut low = vec![0; n];
-    let mut cut = vec![false; n];
-    let mut next = 0;
-    // (cell, parent, index of the next neighbour to look at)
-    let mut stack = vec![(0usize, usize::MAX, 0usize)];
-    order[0] = next;
-    low[0] = next;
-    let mut root_children = 0;
-    while let Some(&mut (v, parent, ref mut i)) = stack.last_mut() {
-        if let Some(&w) = adj[v].get(*i) {
-            *i += 1;
-            let w = w.index();
-            if order[w] == usize::MAX {
-                next += 1;
-                order[w] = next;
-                low[w] = next;
-                root_children += usize::from(v == 0);
-                stack.push((w, v, 0));
-            } else if w != parent {
-                low[v] = low[v].min(order[w]);
-            }
-            continue;
-        }
-        stack.pop();
-        if parent != usize::MAX {
-            low[parent] = low[parent].min(low[v]);
-            if parent != 0 && low[v] >= order[parent] {
-                cut[parent] = true;
-            }
-        }
-    }
-    cut[0] = root_children > 1;
-    (0..n)
-        .filter(|&c| cut[c])
-        .map(|c| CellId(c as u32))
-        .collect()
-}
-
-/// The parts of the board without cell `a`: each cell's part (`None` for
-/// `a`) and each part's size.
-fn parts_without(adj: &[Vec<CellId>], a: CellId) -> (Vec<Option<u32>>, Vec<usize>) {
-    let mut part: Vec<Option<u32>> = vec![None; adj.len()];
-    let mut sizes = Vec::new();
-    for &s in &adj[a.index()] {
-        if part[s.index()].is_some() {
-            continue;
-        }
-        let id = sizes.len() as u32;
-        part[s.index()] = Some(id);
-        let mut queue = vec![s];
-        let mut size = 0;
-        while let Some(c) = queue.pop() {
-            size += 1;
-            for &d in &adj[c.index()] {
-                if d != a && part[d.index()].is_none() {
-                    part[d.index()] = Some(id);
-                    queue.push(d);
-                }
-            }
-        }
-        sizes.push(size);
-    }
-    (part, sizes)
 }
 
 /// Why the cells with one neighbour, which only an end of the path can
@@ -1585,32 +1594,39 @@ mod tests {
         assert_eq!(sys.invar.len(), 1);
     }
 
-    /// Whether `p` has a solution: every path from its first cell
-    /// through every open cell (depth-first), tried with the puzzle's
-    /// own checker.
-    fn has_path(p: &Puzzle) -> bool {
-        fn go(p: &Puzzle, path: &mut Vec<CellId>, seen: &mut [bool]) -> bool {
+    /// The solutions of `p`: every path from its first cell (any cell
+    /// when it has none) through every open cell (depth-first), kept when
+    /// the puzzle's own checker accepts it.
+    fn all_paths(p: &Puzzle) -> Vec<Vec<CellId>> {
+        fn go(p: &Puzzle, path: &mut Vec<CellId>, seen: &mut [bool], out: &mut Vec<Vec<CellId>>) {
             if path.len() == seen.len() {
-                let path = path.iter().map(|&c| p.coord(c)).collect();
-                return crate::grid::check(p, &crate::grid::Solution { path }).is_ok();
+                let coords = path.iter().map(|&c| p.coord(c)).collect();
+                if crate::grid::check(p, &crate::grid::Solution { path: coords }).is_ok() {
+                    out.push(path.clone());
+                }
+                return;
             }
             for d in p.neighbours(*path.last().unwrap()) {
                 if !seen[d.index()] {
                     seen[d.index()] = true;
                     path.push(d);
-                    if go(p, path, seen) {
-                        return true;
-                    }
+                    go(p, path, seen, out);
                     path.pop();
                     seen[d.index()] = false;
                 }
             }
-            false
         }
-        let start = p.start().unwrap();
-        let mut seen = vec![false; p.open_count()];
-        seen[start.index()] = true;
-        go(p, &mut vec![start], &mut seen)
+        let mut out = Vec::new();
+        let starts = match p.start() {
+            Some(c) => vec![c],
+            None => (0..p.open_count() as u32).map(CellId).collect(),
+        };
+        for start in starts {
+            let mut seen = vec![false; p.open_count()];
+            seen[start.index()] = true;
+            go(p, &mut vec![start], &mut seen, &mut out);
+        }
+        out
     }
 
     #[test]
@@ -1619,7 +1635,8 @@ mod tests {
         // each open cell and nothing more, or with a second number on
         // each other cell: the last waypoint, or for numbrix and hidato
         // a step that depends on both cells. Wherever `no-path` says no,
-        // no solution exists.
+        // no solution exists, and every solution keeps to the windows
+        // (distances, colours, cuts).
         let (mut conflicts, mut paths) = (0, 0);
         for (rows, cols) in [(3, 3), (2, 4)] {
             let cells = rows * cols;
@@ -1655,7 +1672,15 @@ mod tests {
                             let Ok(p) = parse::parse(&format!("variant: {variant}\n{grid}")) else {
                                 continue;
                             };
-                            let path = has_path(&p);
+                            let all = all_paths(&p);
+                            let path = !all.is_empty();
+                            let ok = cut_narrowed_windows(&p);
+                            for steps in &all {
+                                for (s, c) in steps.iter().enumerate() {
+                                    let at = p.coord(*c);
+                                    assert!(ok[c.index()][s + 1], "{variant}: {at} at step {} is a solution's, but not in its window:\n{grid}", s + 1);
+                                }
+                            }
                             if let Some(why) = no_path_reason(&p) {
                                 assert!(!path, "{why}, but {variant} has a path:\n{grid}");
                                 conflicts += 1;
