@@ -116,6 +116,10 @@ pub(crate) struct Unroller<'s, S: Sink> {
     /// domain, whatever the constraints (see [`Unroller::relax`]); empty:
     /// none.
     constant: Vec<bool>,
+    /// Every copy takes only values its pruned domain allows: no log
+    /// encoding (its copies range over the holes too) and no constants
+    /// of a relaxation. What [`Unroller::proved`] needs.
+    exact: bool,
 }
 
 impl<'s, S: Sink> Unroller<'s, S> {
@@ -139,6 +143,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 defs.clear();
             }
         }
+        let exact = !encodings.contains(&Encoding::Log);
         let mut u = Unroller {
             sys,
             sink,
@@ -171,6 +176,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             deciding: false,
             skipped: Vec::new(),
             constant: Vec::new(),
+            exact,
         };
         u.top = u.fresh();
         u.n_clauses = 1;
@@ -252,6 +258,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
         for v in constant {
             self.constant[v.index()] = true;
         }
+        self.exact &= constant.is_empty();
         let gone = |c: usize| skip.get(c).copied().unwrap_or(false);
         for a in &mut self.aliases {
             if a.as_ref().is_some_and(|(c, _)| gone(*c)) {
@@ -585,13 +592,13 @@ impl<'s, S: Sink> Unroller<'s, S> {
     /// the instructions of `solve --count 2` on the 9x9 numbrix puzzles,
     /// whose CNFs are nearly empty once pruned).
     ///
-    /// Sound only where every copy keeps to its allowed values: not with
-    /// the log encoding (its copies range over the whole domain, holes
-    /// included), nor with the constant variables of a relaxation (the
-    /// first value, allowed or not).
+    /// Sound only where every copy keeps to its allowed values
+    /// ([`Unroller::exact`]): not with the log encoding (its copies range
+    /// over the whole domain, holes included), nor with the constant
+    /// variables of a relaxation (the first value, allowed or not).
     fn proved(&self, trans: bool, c: usize, step: usize) -> bool {
-        let exact = !self.encodings.contains(&Encoding::Log) && !self.constant.contains(&true);
-        exact && matches!(&self.domains, Some(d) if step < d.steps() && d.holds(trans, c, step))
+        self.exact
+            && matches!(&self.domains, Some(d) if step < d.steps() && d.holds(trans, c, step))
     }
 
     /// Asserts INVAR `i` at `here.cur`, unless it defines a variable

@@ -88,14 +88,22 @@ impl Cut {
 /// kind) through all its neighbours, which stays connected without any
 /// one cell, so removing it as well disconnects nothing.
 pub(super) fn cuts(p: &Puzzle, adj: &[Vec<CellId>]) -> Vec<Cut> {
-    let n = adj.len();
     let single = cut_cells(adj, None);
-    let mut out: Vec<Cut> = (0..n)
+    let mut out: Vec<Cut> = (0..adj.len())
         .filter(|&a| single[a])
         .map(|a| Cut::new(adj, vec![CellId(a as u32)]))
         .collect();
+    out.extend(pairs(p, adj, &single));
+    out
+}
+
+/// The cuts of two cells of [`cuts`], given the cuts of one (`single`,
+/// from [`cut_cells`]).
+pub(super) fn pairs(p: &Puzzle, adj: &[Vec<CellId>], single: &[bool]) -> Vec<Cut> {
+    let n = adj.len();
     let border: Vec<bool> = (0..n as u32).map(|c| on_border(p, CellId(c))).collect();
     let mut tarjan = Tarjan::new(n);
+    let mut out = Vec::new();
     for a in (0..n).filter(|&a| border[a] && !single[a]) {
         tarjan.run(adj, Some(a));
         let with_a = &tarjan.cut;
@@ -469,6 +477,15 @@ mod tests {
             .unwrap()
     }
 
+    /// What a board of `n` cells with `anchors` and no windows tells.
+    fn no_windows(n: usize, anchors: &[(usize, CellId)]) -> Known<'_> {
+        Known {
+            n,
+            anchors,
+            ok: None,
+        }
+    }
+
     fn steps(row: &[bool]) -> Vec<usize> {
         (1..row.len()).filter(|&s| row[s]).collect()
     }
@@ -499,11 +516,7 @@ mod tests {
         let p = parse::parse(NECK).unwrap();
         let adj = adjacency(&p);
         let anchors = [(1, id(&p, 1, 0)), (14, id(&p, 1, 1))];
-        let known = Known {
-            n: adj.len(),
-            anchors: &anchors,
-            ok: None,
-        };
+        let known = no_windows(adj.len(), &anchors);
         let cut = cuts(&p, &adj).pop().unwrap();
         let fit = fit(&cut, &known).unwrap();
         let neck: Vec<usize> = (2..=6).chain(9..=13).collect();
@@ -522,20 +535,12 @@ mod tests {
         let p = parse::parse(NECK).unwrap();
         let adj = adjacency(&p);
         let anchors = [(1, id(&p, 1, 0)), (2, id(&p, 1, 3))];
-        let known = Known {
-            n: adj.len(),
-            anchors: &anchors,
-            ok: None,
-        };
+        let known = no_windows(adj.len(), &anchors);
         assert!(fit(&cuts(&p, &adj)[0], &known).is_none());
         // A cell with four parts around it (a cut of one).
         let p = parse::parse("variant: numbrix\nX . X\n. . .\nX . X\n. . .\n").unwrap();
         let adj = adjacency(&p);
-        let known = Known {
-            n: adj.len(),
-            anchors: &[],
-            ok: None,
-        };
+        let known = no_windows(adj.len(), &[]);
         assert!(cuts(&p, &adj).iter().any(|c| fit(c, &known).is_none()));
     }
 }

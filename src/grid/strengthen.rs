@@ -803,26 +803,26 @@ pub fn no_path_reason(p: &Puzzle) -> Option<String> {
             adj.len()
         ));
     }
+    let single = cuts::cut_cells(&adj, None);
     dead_end_conflict(p, &adj)
-        .or_else(|| cut_conflict(p, &adj))
+        .or_else(|| cut_conflict(p, &adj, &single))
         .or_else(|| parity_conflict(p))
-        .or_else(|| pair_cut_conflict(p, &adj))
+        .or_else(|| pair_cut_conflict(p, &adj, &single))
 }
 
 /// Why two cells whose removal cuts the board leave no path, if they do
 /// (see [`cuts`]): the path passes each once and runs through one part
 /// at a time in between, so four parts or more leave no path, and so do
 /// part sizes and numbers that fit no way of passing them.
-fn pair_cut_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
+fn pair_cut_conflict(p: &Puzzle, adj: &[Vec<CellId>], single: &[bool]) -> Option<String> {
     let anchors = anchors(p);
     let known = Known {
         n: adj.len(),
         anchors: &anchors,
         ok: None,
     };
-    let cut = cuts::cuts(p, adj)
+    let cut = cuts::pairs(p, adj, single)
         .into_iter()
-        .filter(|cut| cut.cells.len() == 2)
         .find(|cut| !cuts::fits(cut, &known))?;
     let (a, b) = (p.coord(cut.cells[0]), p.coord(cut.cells[1]));
     Some(match cut.parts() {
@@ -844,9 +844,9 @@ fn pair_cut_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
 /// the next; waypoint: the first waypoint in the first part, the last in
 /// the second, and every waypoint of the first part before `a`'s and
 /// every one of the second).
-fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
+/// `single`: the cut cells ([`cuts::cut_cells`]).
+fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>], single: &[bool]) -> Option<String> {
     let givens = p.givens();
-    let single = cuts::cut_cells(adj, None);
     for a in (0..adj.len())
         .filter(|&a| single[a])
         .map(|a| CellId(a as u32))
