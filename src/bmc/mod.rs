@@ -55,7 +55,7 @@ mod tests;
 use std::fmt;
 use std::rc::Rc;
 use std::str::FromStr;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -260,6 +260,9 @@ pub struct BmcOptions {
     /// cut off the cycles of each model as they show up (the `lazy`
     /// module). Default `true`; without a hint it changes nothing.
     pub lazy: bool,
+    /// The search stores how many conflicts it has met here as it goes
+    /// (a race reads it to decide when the other searches join).
+    pub conflict_meter: Option<Arc<AtomicU64>>,
 }
 
 impl Default for BmcOptions {
@@ -280,6 +283,7 @@ impl Default for BmcOptions {
             seed: 0,
             jobs: 1,
             lazy: true,
+            conflict_meter: None,
         }
     }
 }
@@ -302,6 +306,7 @@ impl fmt::Debug for BmcOptions {
             .field("seed", &self.seed)
             .field("jobs", &self.jobs)
             .field("lazy", &self.lazy)
+            .field("conflict_meter", &self.conflict_meter.is_some())
             .finish()
     }
 }
@@ -397,6 +402,9 @@ pub struct BmcResult {
     pub seed: u32,
     /// How many searches ran ([`BmcOptions::jobs`]; 1 unless one raced).
     pub searches: usize,
+    /// Which system the answer is of: 0 the one given, `i` the `i`-th
+    /// fallback of [`solve_racing`].
+    pub system: usize,
     /// Cut clauses added for models with a cycle ([`BmcOptions::lazy`]).
     pub cuts: usize,
 }
@@ -508,12 +516,50 @@ pub enum BmcError {
 /// one of theirs, so on a puzzle with several solutions which path comes
 /// back may vary from run to run (the verdict does not).
 pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
-    let few = opts.count.is_none_or(|n| (1..=2).contains(&n));
-    if opts.jobs > 1 && few && opts.conflict_limit.is_none() {
-        race::race(sys, opts, race::DELAY)
+    if races(opts) {
+        race::race(sys, &[], None, opts, race::Join::after(race::DELAY))
     } else {
         solve_one(sys, opts)
     }
+}
+
+/// Whether [`solve`] races searches with these options.
+pub fn races(opts: &BmcOptions) -> bool {
+    let few = opts.count.is_none_or(|n| (1..=2).contains(&n));
+    opts.jobs > 1 && few && opts.conflict_limit.is_none()
+}
+
+/// A system a race may search besides the one given, built on the thread
+/// that searches it (one that never joins is never built). It must have
+/// the same solutions over the variables the caller reads (another model
+/// of the same puzzle).
+pub type Fallback<'a> = dyn Fn() -> System + Sync + 'a;
+
+/// [`solve`] where the searches that join a race search other systems:
+/// the second one `fallbacks[0]`, and so on, the ones after the last
+/// fallback that fallback with other seeds ([`BmcResult::system`] says
+/// which answered). They join once the first search has met `join_at`
+/// conflicts (`None`: never on that account), or after the usual delay.
+/// The first system keeps searching, up to `first_limit` conflicts (a
+/// cheap model that meets a small budget is often slow, not hopeless,
+/// and from where it is it may still answer first); then its core goes
+/// to the last fallback with the next seed. Without a race ([`races`])
+/// this is [`solve`] of `sys`.
+pub fn solve_racing(
+    sys: &System,
+    fallbacks: &[&Fallback],
+    join_at: Option<u64>,
+    first_limit: Option<u64>,
+    opts: &BmcOptions,
+) -> Result<BmcResult, BmcError> {
+    if !races(opts) {
+        return solve(sys, opts);
+    }
+    let join = race::Join {
+        conflicts: join_at,
+        ..race::Join::after(race::DELAY)
+    };
+    race::race(sys, fallbacks, first_limit, opts, join)
 }
 
 /// One search of [`solve`], with the seed of `opts` and no race.
@@ -523,6 +569,7 @@ fn solve_one(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
         opts.interrupt.clone(),
         opts.progress.clone(),
         opts.conflict_limit,
+        opts.conflict_meter.clone(),
     ));
     let lazy = opts.lazy.then(|| lazy::Lazy::new(sys)).flatten();
     let hinted = opts.solver == SolverKind::Batsat && !sys.branch_vars.is_empty();
@@ -862,6 +909,7 @@ impl Search<'_, '_> {
             hint_fallback: false,
             seed: self.opts.seed,
             searches: 1,
+            system: 0,
             cuts: self.cuts,
         }
     }

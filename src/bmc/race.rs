@@ -50,15 +50,39 @@
 //! their budgets too, later (sparse 15x15 numbrix puzzles, whose first
 //! model meets its budget after ~0.25 s, waited 0.2-0.4 s longer for
 //! nothing).
+//!
+//! Other systems ([`super::solve_racing`]): the searches that join may be
+//! of fallback systems (another model of the same puzzle, with the same
+//! solutions), each built on its own thread, and they may join as soon as
+//! the first search has met a number of conflicts. The first search may
+//! have a budget of its own: when it meets it, its worker takes the next
+//! search of the queue instead of answering. For numbrix and hidato
+//! (`checkmate solve`), the step-by-step model starts; the rank model
+//! joins at the step model's 200th conflict; the step model goes on up to
+//! 2,000, then its core searches the rank model with the next seed.
+//! Before, the step model stopped at 200 and two seeds of the rank model
+//! raced. 18 boards (sparse 15x15 hidato and numbrix, 3x50 and 4x40
+//! hidato and numbrix, generated and random; half of them never looked
+//! at while this was built), two runs each, `--count 2`, 8 s timeout, wall
+//! s summed with unknown as 8: before 132.9, step model up to 2,000
+//! 109.8, up to 5,000 112.6; within 2 s 14 / 16 / 13 of 36, unknown
+//! 6 / 5 / 4. The boards only the step model answers (a random 3x50
+//! hidato with 3 numbers, a random 4x40 numbrix with no path) went from
+//! unknown to 0.4-1.2 s; the rank model's wins got 0.1-0.8 s slower (it
+//! shares the machine with the step model where it used to share it with
+//! its second seed), 2-2.7 s with a budget of 5,000; a sparse 15x15 hidato
+//! that the step model answers after ~3,000 conflicts stays unknown
+//! with 2,000.
+//!
 //! The caller's interrupt flag and deadline hold for every search; the
 //! searches that lose are stopped and joined before this returns.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::{solve_one, BmcError, BmcOptions, BmcResult};
+use super::{solve_one, BmcError, BmcOptions, BmcResult, Fallback, Limit};
 use crate::ir::System;
 
 /// How long the first search runs alone: longer than most puzzles take
@@ -83,19 +107,37 @@ struct Board {
     /// Searches started so far, and those of them not yet finished.
     started: usize,
     running: usize,
+    /// The next search of the queue to start.
+    next: usize,
     /// Finished searches' answers, in the order they finished.
     results: Vec<Result<BmcResult, BmcError>>,
+    /// The answer of a search that met its budget with no search left to
+    /// take: the race's answer only if no other one comes.
+    spare: Option<Result<BmcResult, BmcError>>,
 }
 
-/// A started search: finished (with its answer, if it got one) when
-/// dropped, so one that panics still stops counting as running.
-struct Entry<'a> {
+impl Board {
+    /// The next search of a queue of `n`, counted as started (`None`
+    /// when the race is over or none is left).
+    fn take(&mut self, n: usize) -> Option<usize> {
+        if self.over || self.next >= n {
+            return None;
+        }
+        self.next += 1;
+        self.started += 1;
+        Some(self.next - 1)
+    }
+}
+
+/// A worker's turn in the race: finished (with its answer, if it got
+/// one) when dropped, so one that panics still stops counting as running.
+struct Turn<'a> {
     board: &'a Mutex<Board>,
     changed: &'a Condvar,
     answer: Option<Result<BmcResult, BmcError>>,
 }
 
-impl Drop for Entry<'_> {
+impl Drop for Turn<'_> {
     fn drop(&mut self) {
         let mut b = lock(self.board);
         b.running -= 1;
@@ -104,61 +146,122 @@ impl Drop for Entry<'_> {
     }
 }
 
-/// Races `opts.jobs` searches of `sys` (see the module documentation);
-/// search `i` (from 0) uses seed `opts.seed + i` and starts after `delay`
-/// unless it is the first.
+/// When the workers after the first join a race: after `delay`, or once
+/// the first search has met `conflicts` conflicts, whichever comes first.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Join {
+    pub delay: Duration,
+    pub conflicts: Option<u64>,
+}
+
+impl Join {
+    pub fn after(delay: Duration) -> Join {
+        Join {
+            delay,
+            conflicts: None,
+        }
+    }
+}
+
+/// How often a worker waiting to join looks at the first search's
+/// conflicts.
+const METER_POLL: Duration = Duration::from_millis(5);
+
+/// One search of a race's queue: which system (0: the caller's, `i`:
+/// fallback `i`), its seed past the caller's, and its conflict budget.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Search {
+    pub system: usize,
+    pub seed_offset: u32,
+    pub conflict_limit: Option<u64>,
+}
+
+/// The queue of a race of `jobs` workers: the caller's system (with
+/// `first_limit`), each fallback, then the last of them (or the caller's
+/// system, without fallbacks) seeded `+ 1`, `+ 2`, …, one search per
+/// worker, and one more when the first has a budget (its worker goes on
+/// with it).
+pub(super) fn queue(jobs: usize, fallbacks: usize, first_limit: Option<u64>) -> Vec<Search> {
+    let n = jobs.max(1) + usize::from(first_limit.is_some());
+    (0..n)
+        .map(|i| {
+            let system = i.min(fallbacks);
+            Search {
+                system,
+                seed_offset: (i - system) as u32,
+                conflict_limit: first_limit.filter(|_| i == 0),
+            }
+        })
+        .collect()
+}
+
+/// Races the searches of [`queue`] on `opts.jobs` workers (see the
+/// module documentation): worker 0 starts the first at once, the others
+/// wait for `join` and take the next; a search that meets its conflict
+/// budget does not answer, its worker takes the next one instead (if
+/// any is left; else its answer stands once no other search runs).
 pub(super) fn race(
     sys: &System,
+    fallbacks: &[&Fallback],
+    first_limit: Option<u64>,
     opts: &BmcOptions,
-    delay: Duration,
+    join: Join,
 ) -> Result<BmcResult, BmcError> {
     let started = Instant::now();
+    let queue = queue(opts.jobs, fallbacks.len(), first_limit);
     // Every search stops at once: when the race is over, or when the
     // caller interrupts.
     let stop = Arc::new(AtomicBool::new(false));
+    let meter = Arc::new(AtomicU64::new(0));
     let board = Mutex::new(Board {
-        started: 1,
         running: 1,
         ..Board::default()
     });
     let changed = Condvar::new();
     let winner = thread::scope(|s| {
-        for i in 0..opts.jobs.max(1) {
-            let (board, changed) = (&board, &changed);
-            let stop = stop.clone();
+        for w in 0..opts.jobs.max(1) {
+            let (board, changed, queue) = (&board, &changed, &queue);
+            let (stop, meter) = (stop.clone(), meter.clone());
             let spawned = thread::Builder::new()
-                .name(format!("bmc-search-{i}"))
+                .name(format!("bmc-search-{w}"))
                 .stack_size(STACK)
                 .spawn_scoped(s, move || {
-                    if i > 0 && !join_after(board, changed, delay) {
+                    if w > 0 && !join_when(board, changed, join, &meter, started) {
                         return;
                     }
-                    let mut entry = Entry {
+                    let mut turn = Turn {
                         board,
                         changed,
                         answer: None,
                     };
-                    let mut o = opts.clone();
-                    o.jobs = 1;
-                    o.seed = opts.seed.wrapping_add(i as u32);
-                    o.interrupt = Some(stop);
-                    let offset = started.elapsed();
-                    if i > 0 {
-                        // One progress line: the first search's.
-                        o.progress = None;
-                        o.timeout = opts.timeout.map(|t| t.saturating_sub(offset));
+                    let Some(mut i) = lock(board).take(queue.len()) else {
+                        return;
+                    };
+                    loop {
+                        let meter = (i == 0 && join.conflicts.is_some()).then(|| meter.clone());
+                        let r = run(sys, fallbacks, queue[i], i, opts, &stop, meter, started);
+                        let budget_met = matches!(&r, Ok(r) if matches!(r.limit, Some(Limit::Conflicts(_))))
+                            && queue[i].conflict_limit.is_some();
+                        if budget_met {
+                            let mut b = lock(board);
+                            if let Some(j) = b.take(queue.len()) {
+                                i = j;
+                                continue;
+                            }
+                            if b.running > 1 {
+                                b.spare = Some(r);
+                                return;
+                            }
+                        }
+                        turn.answer = Some(r);
+                        return;
                     }
-                    entry.answer = Some(solve_one(sys, &o).map(|mut r| {
-                        r.time += offset;
-                        r.time_to_first = r.time_to_first.map(|t| t + offset);
-                        r
-                    }));
                 });
             if let Err(e) = spawned {
-                // A later search that cannot start just does not race;
+                // A later worker that cannot start just does not race;
                 // the first one must.
-                if i == 0 {
-                    drop(Entry {
+                if w == 0 {
+                    drop(Turn {
                         board,
                         changed,
                         answer: Some(Err(BmcError::Solver(format!(
@@ -174,9 +277,10 @@ pub(super) fn race(
                 break Some(b.results.swap_remove(0));
             }
             if b.running == 0 {
-                // Every search that started panicked; the scope passes
-                // the panic on.
-                break None;
+                // Only a search that met its budget answered, or every
+                // search that started panicked (the scope passes the
+                // panic on).
+                break b.spare.take();
             }
             if opts
                 .interrupt
@@ -202,17 +306,72 @@ pub(super) fn race(
     Ok(r)
 }
 
-/// Waits `delay` for the race to end; if it has not, joins it (counts
-/// itself started and running) and says so.
-fn join_after(board: &Mutex<Board>, changed: &Condvar, delay: Duration) -> bool {
-    let b = lock(board);
-    let (mut b, _) = changed
-        .wait_timeout_while(b, delay, |b| !b.over)
-        .unwrap_or_else(|e| e.into_inner());
-    if b.over {
-        return false;
+/// Runs search `i` of the queue (`search`): builds its system if it is a
+/// fallback, and counts its times from the start of the race.
+#[allow(clippy::too_many_arguments)]
+fn run(
+    sys: &System,
+    fallbacks: &[&Fallback],
+    search: Search,
+    i: usize,
+    opts: &BmcOptions,
+    stop: &Arc<AtomicBool>,
+    meter: Option<Arc<AtomicU64>>,
+    started: Instant,
+) -> Result<BmcResult, BmcError> {
+    let mut o = opts.clone();
+    o.jobs = 1;
+    o.seed = opts.seed.wrapping_add(search.seed_offset);
+    o.interrupt = Some(stop.clone());
+    o.conflict_limit = search.conflict_limit.or(opts.conflict_limit);
+    o.conflict_meter = meter;
+    let offset = started.elapsed();
+    if i > 0 {
+        // One progress line: the first search's.
+        o.progress = None;
+        o.timeout = opts.timeout.map(|t| t.saturating_sub(offset));
     }
-    b.started += 1;
+    let built = (search.system > 0).then(|| fallbacks[search.system - 1]());
+    let system = built.as_ref().unwrap_or(sys);
+    solve_one(system, &o).map(|mut r| {
+        r.time += offset;
+        r.time_to_first = r.time_to_first.map(|t| t + offset);
+        r.system = search.system;
+        r
+    })
+}
+
+/// Waits for `join` (the first search's conflicts are in `meter`) unless
+/// the race ends first; then joins it (counts itself running) and says
+/// so.
+fn join_when(
+    board: &Mutex<Board>,
+    changed: &Condvar,
+    join: Join,
+    meter: &AtomicU64,
+    started: Instant,
+) -> bool {
+    let mut b = lock(board);
+    loop {
+        if b.over {
+            return false;
+        }
+        let waited = started.elapsed();
+        let met = join
+            .conflicts
+            .is_some_and(|n| meter.load(Ordering::Relaxed) >= n);
+        if waited >= join.delay || met {
+            break;
+        }
+        let mut slice = join.delay - waited;
+        if join.conflicts.is_some() {
+            slice = slice.min(METER_POLL);
+        }
+        b = changed
+            .wait_timeout(b, slice)
+            .unwrap_or_else(|e| e.into_inner())
+            .0;
+    }
     b.running += 1;
     true
 }

@@ -15,7 +15,7 @@
 
 use std::cell::Cell;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -39,6 +39,8 @@ pub(crate) struct Watch {
     /// Conflicts met so far by the solvers watched, and the most allowed.
     conflicts: Cell<u64>,
     conflict_limit: Option<u64>,
+    /// Where the count of conflicts is published for other threads.
+    meter: Option<Arc<AtomicU64>>,
     pub stopped: Cell<Option<Limit>>,
 }
 
@@ -51,11 +53,13 @@ impl Watch {
         interrupt: Option<Arc<AtomicBool>>,
         progress: Option<ProgressFn>,
         conflict_limit: Option<u64>,
+        meter: Option<Arc<AtomicU64>>,
     ) -> Watch {
         let now = Instant::now();
         Watch {
             conflicts: Cell::new(0),
             conflict_limit,
+            meter,
             deadline: timeout.map(|t| now + t),
             interrupt,
             progress,
@@ -96,6 +100,9 @@ impl Watch {
     fn add_conflicts(&self, n: u64) {
         let total = self.conflicts.get() + n;
         self.conflicts.set(total);
+        if let Some(m) = &self.meter {
+            m.store(total, Ordering::Relaxed);
+        }
         if let Some(limit) = self.conflict_limit {
             if total >= limit && self.stopped.get().is_none() {
                 self.stopped.set(Some(Limit::Conflicts(limit)));

@@ -632,7 +632,7 @@ fn an_interrupt_flag_stops_the_search() {
 fn raced(jobs: usize, o: BmcOptions) -> impl Fn(&System) -> BmcResult {
     move |sys| {
         let o = BmcOptions { jobs, ..o.clone() };
-        race::race(sys, &o, Duration::ZERO).unwrap()
+        race::race(sys, &[], None, &o, race::Join::after(Duration::ZERO)).unwrap()
     }
 }
 
@@ -735,6 +735,83 @@ fn a_race_ends_at_the_first_budget_met_and_solve_never_races_one() {
         )
         .unwrap();
         assert_eq!((r.limit, r.searches), (Some(Limit::Timeout), 2));
+    }
+}
+
+#[test]
+fn a_race_queue_runs_each_fallback_then_more_seeds_of_the_last() {
+    let q = |jobs, fallbacks, limit| {
+        race::queue(jobs, fallbacks, limit)
+            .iter()
+            .map(|s| (s.system, s.seed_offset, s.conflict_limit))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(q(2, 0, None), [(0, 0, None), (0, 1, None)]);
+    assert_eq!(q(2, 1, None), [(0, 0, None), (1, 0, None)]);
+    // A budget for the first: its worker goes on with one more search.
+    assert_eq!(
+        q(2, 1, Some(9)),
+        [(0, 0, Some(9)), (1, 0, None), (1, 1, None)]
+    );
+    assert_eq!(q(3, 2, None), [(0, 0, None), (1, 0, None), (2, 0, None)]);
+    assert_eq!(q(1, 1, Some(9)), [(0, 0, Some(9)), (1, 0, None)]);
+}
+
+#[test]
+fn a_race_with_a_fallback_answers_with_whichever_system_can() {
+    let (easy, x) = counter();
+    let build = || counter().0;
+    for solver in solvers() {
+        let o = BmcOptions {
+            count: Some(2),
+            solver,
+            jobs: 2,
+            ..Default::default()
+        };
+        // The first system cannot answer soon (pigeonhole, hard), the
+        // fallback joins at its 10th conflict and answers.
+        let hard = pigeonhole(10);
+        let r = solve_racing(&hard, &[&build], Some(10), None, &o).unwrap();
+        assert_eq!(
+            (r.status, r.system, r.found()),
+            (Status::Solved, 1, 2),
+            "{solver}"
+        );
+        assert_eq!(r.searches, 2);
+        // With one worker, the first search's budget hands the worker over
+        // to the fallback (one search at a time).
+        let one = BmcOptions {
+            jobs: 1,
+            ..o.clone()
+        };
+        let r = race::race(
+            &hard,
+            &[&build],
+            Some(20),
+            &one,
+            race::Join::after(Duration::ZERO),
+        )
+        .unwrap();
+        assert_eq!(
+            (r.status, r.system, r.searches),
+            (Status::Solved, 1, 2),
+            "{solver}"
+        );
+        // An easy first system answers itself; its paths are the counter's.
+        let r = solve_racing(&easy, &[&build], Some(10), Some(1000), &o).unwrap();
+        assert_eq!((r.status, r.system, r.found()), (Status::Solved, 0, 2));
+        let mut paths: Vec<_> = r.traces.iter().map(|t| ints(t, x)).collect();
+        paths.sort();
+        assert_eq!(paths, [[0, 1, 3], [0, 2, 3]]);
+        // Not racing (one job): the first system alone, under the
+        // caller's budget (not `first_limit`).
+        let capped = BmcOptions {
+            conflict_limit: Some(30),
+            ..one.clone()
+        };
+        let r = solve_racing(&hard, &[&build], Some(10), Some(10), &capped).unwrap();
+        let want = (Status::Unknown, 0, Some(Limit::Conflicts(30)));
+        assert_eq!((r.status, r.system, r.limit), want);
     }
 }
 

@@ -128,11 +128,12 @@ pub struct SolveArgs {
     /// turn.
     #[arg(long, value_name = "N")]
     pub model: Option<usize>,
-    /// How many differently seeded bmc searches may race on a hard
-    /// puzzle, one per core: a search still running after a quarter of a
-    /// second is joined by the others and the first answer wins (default:
-    /// the number of cores, at most 2; 1 always gives the same path).
-    /// Not with `--count` above 2.
+    /// How many bmc searches may race on a hard puzzle, one per core: a
+    /// search still running after a quarter of a second (numbrix and
+    /// hidato: or whose first model met its budget) is joined by the
+    /// others, of the other model or differently seeded, and the first
+    /// answer wins (default: the number of cores, at most 2; 1 always
+    /// gives the same path). Not with `--count` above 2.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: Option<u32>,
     /// The SAT solver's random seed (0: its own defaults); the searches
@@ -389,7 +390,11 @@ fn encoding(arg: Option<EncodingArg>) -> Encoding {
 /// Solves with the built-in engine, trying the models of
 /// [`grid::strengthen::sat_models`] in turn: a model that meets its
 /// conflict budget hands over to the next, which gets what is left of
-/// the timeout.
+/// the timeout. When searches race (two cores, `--jobs`), the first model
+/// does not stop at its budget: the next model joins it there, on the
+/// other core, and the first answer wins (the models are complementary:
+/// on random 3x50 and 4x40 hidato and numbrix boards each answered
+/// within a second some that the other had not answered in 20 s).
 fn solve_bmc(
     puzzle: &Puzzle,
     args: &SolveArgs,
@@ -405,26 +410,41 @@ fn solve_bmc(
         )));
     }
     let began = Instant::now();
-    let mut models = pick_models(puzzle, args.model)?.into_iter().peekable();
+    let models = pick_models(puzzle, args.model)?;
+    let options = |budget: Option<u64>| BmcOptions {
+        count: args.count,
+        solver,
+        encoding: encoding(args.encoding),
+        timeout: timeout.map(|t| t.saturating_sub(began.elapsed())),
+        interrupt: Some(ctrl_c()),
+        conflict_limit: budget,
+        // The first path is shown; a second one, when there is one,
+        // goes through the puzzle's checker too.
+        keep: 2,
+        seed: args.seed,
+        jobs: args.jobs.map_or_else(default_jobs, |n| n as usize),
+        ..BmcOptions::default()
+    };
+    let budgeted = models.len() > 1 && models[0].conflict_budget.is_some();
+    if budgeted && bmc::races(&options(None)) {
+        let (first, rest) = models.split_first().expect("two models or more");
+        let run = Run {
+            fallbacks: rest,
+            join_at: first.conflict_budget,
+            first_limit: Some(grid::strengthen::RACE_BUDGET),
+        };
+        let (system, result) = solve_model(puzzle, first, run, options(None), args.quiet)?;
+        let report = bmc_report(puzzle, args, &result)?;
+        leak_at_exit((system, result));
+        return Ok(report);
+    }
+    let mut models = models.into_iter().peekable();
     let mut tried = 0;
     while let Some(model) = models.next() {
         tried += 1;
         let last = models.peek().is_none();
-        let opts = BmcOptions {
-            count: args.count,
-            solver,
-            encoding: encoding(args.encoding),
-            timeout: timeout.map(|t| t.saturating_sub(began.elapsed())),
-            interrupt: Some(ctrl_c()),
-            conflict_limit: model.conflict_budget.filter(|_| !last),
-            // The first path is shown; a second one, when there is one,
-            // goes through the puzzle's checker too.
-            keep: 2,
-            seed: args.seed,
-            jobs: args.jobs.map_or_else(default_jobs, |n| n as usize),
-            ..BmcOptions::default()
-        };
-        let (system, result) = solve_model(puzzle, &model, opts, args.quiet)?;
+        let opts = options(model.conflict_budget.filter(|_| !last));
+        let (system, result) = solve_model(puzzle, &model, Run::alone(), opts, args.quiet)?;
         let handed_over = !last && matches!(result.limit, Some(bmc::Limit::Conflicts(_)));
         if !handed_over {
             let report = bmc_report(puzzle, args, &result)?;
@@ -438,6 +458,24 @@ fn solve_bmc(
         drop((system, result));
     }
     Err(anyhow::anyhow!("no model to solve the puzzle with"))
+}
+
+/// The other models a search of one model races with ([`bmc::solve_racing`]),
+/// and after how many conflicts of the first they join.
+struct Run<'m> {
+    fallbacks: &'m [SatModel],
+    join_at: Option<u64>,
+    first_limit: Option<u64>,
+}
+
+impl Run<'_> {
+    fn alone() -> Run<'static> {
+        Run {
+            fallbacks: &[],
+            join_at: None,
+            first_limit: None,
+        }
+    }
 }
 
 /// A flag the first Ctrl-C sets (installed on first use): a bmc solve
@@ -473,6 +511,7 @@ fn ctrl_c() -> Arc<AtomicBool> {
 fn solve_model(
     puzzle: &Puzzle,
     model: &SatModel,
+    run: Run,
     mut opts: BmcOptions,
     quiet: bool,
 ) -> anyhow::Result<(System, bmc::BmcResult)> {
@@ -484,7 +523,13 @@ fn solve_model(
         std::sync::Arc::new(|p: &bmc::Progress| eprint!("\r{p}\x1b[K"))
     });
     let start = Instant::now();
-    let result = bmc::solve(&system, &opts)?;
+    let makers: Vec<_> = run
+        .fallbacks
+        .iter()
+        .map(|m| move || m.compile(puzzle))
+        .collect();
+    let fallbacks: Vec<&bmc::Fallback> = makers.iter().map(|f| f as &bmc::Fallback).collect();
+    let result = bmc::solve_racing(&system, &fallbacks, run.join_at, run.first_limit, &opts)?;
     if show_progress {
         eprint!("\r\x1b[K");
     }
@@ -503,8 +548,8 @@ fn solve_model(
         }
         if result.searches > 1 {
             eprintln!(
-                "  bmc: {} searches raced; the one seeded {} answered",
-                result.searches, result.seed
+                "  bmc: {} searches raced; the one of system {} seeded {} answered",
+                result.searches, result.system, result.seed
             );
         }
         if result.hint_fallback {

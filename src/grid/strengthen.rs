@@ -484,6 +484,16 @@ pub fn sat_models(p: &Puzzle) -> Vec<SatModel> {
 /// hidato with 15-30% 33.9 / 35.3 / 38.4.
 pub const FALLBACK_BUDGET: u64 = 200;
 
+/// The conflicts the first numbrix/hidato model gets when `solve` races
+/// the models on two cores (the second joins at [`FALLBACK_BUDGET`]);
+/// then its core goes to the second model with another seed. Where the
+/// first model answered and the second had not (random 3x50 and 4x40
+/// boards, sparse 15x15 hidato), it took 1,000-3,100 conflicts; each
+/// conflict it spends past its answer delays the second model's second
+/// seed, which answers most sparse 15x15 boards: 2,000 lost less there
+/// than 5,000 and gained as much (measurements in `bmc::race`).
+pub const RACE_BUDGET: u64 = 2000;
+
 /// Every open cell's neighbours, by cell id (computed once for the many
 /// searches over one puzzle).
 fn adjacency(p: &Puzzle) -> Vec<Vec<CellId>> {
