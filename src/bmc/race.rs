@@ -104,10 +104,9 @@ const POLL: Duration = Duration::from_millis(20);
 struct Board {
     /// The race has a winner: searches not yet started must not start.
     over: bool,
-    /// Searches started so far, and those of them not yet finished.
-    started: usize,
+    /// Searches not yet finished.
     running: usize,
-    /// The next search of the queue to start.
+    /// The next search of the queue to start: also how many started.
     next: usize,
     /// Finished searches' answers, in the order they finished.
     results: Vec<Result<BmcResult, BmcError>>,
@@ -124,7 +123,6 @@ impl Board {
             return None;
         }
         self.next += 1;
-        self.started += 1;
         Some(self.next - 1)
     }
 }
@@ -300,7 +298,7 @@ pub(super) fn race(
         changed.notify_all();
         winner
     });
-    let searches = lock(&board).started;
+    let searches = lock(&board).next;
     let mut r = winner.unwrap_or_else(|| Err(BmcError::Solver("every search failed".into())))?;
     r.searches = searches;
     Ok(r)

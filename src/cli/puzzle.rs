@@ -426,14 +426,15 @@ fn solve_bmc(
         ..BmcOptions::default()
     };
     let budgeted = models.len() > 1 && models[0].conflict_budget.is_some();
-    if budgeted && bmc::races(&options(None)) {
+    let raced = options(None);
+    if budgeted && bmc::races(&raced) {
         let (first, rest) = models.split_first().expect("two models or more");
         let run = Run {
             fallbacks: rest,
             join_at: first.conflict_budget,
             first_limit: Some(grid::strengthen::RACE_BUDGET),
         };
-        let (system, result) = solve_model(puzzle, first, run, options(None), args.quiet)?;
+        let (system, result) = solve_model(puzzle, first, run, raced, args.quiet)?;
         let report = bmc_report(puzzle, args, &result)?;
         leak_at_exit((system, result));
         return Ok(report);
