@@ -159,10 +159,28 @@ impl Join {
             conflicts: None,
         }
     }
+
+    /// Whether the workers after the first join now (the first search's
+    /// conflicts are in `meter`).
+    fn met(self, meter: &AtomicU64, started: Instant) -> bool {
+        started.elapsed() >= self.delay
+            || self
+                .conflicts
+                .is_some_and(|n| meter.load(Ordering::Relaxed) >= n)
+    }
+
+    /// How long the race may wait before it looks at [`Join::met`] again.
+    fn next_look(self, started: Instant) -> Duration {
+        let left = self.delay.saturating_sub(started.elapsed());
+        match self.conflicts {
+            Some(_) => left.min(METER_POLL),
+            None => left,
+        }
+    }
 }
 
-/// How often a worker waiting to join looks at the first search's
-/// conflicts.
+/// How often the race looks at the first search's conflicts while the
+/// others wait to join.
 const METER_POLL: Duration = Duration::from_millis(5);
 
 /// One search of a race's queue: which system (0: the caller's, `i`:
@@ -194,10 +212,12 @@ pub(super) fn queue(jobs: usize, fallbacks: usize, first_limit: Option<u64>) -> 
 }
 
 /// Races the searches of [`queue`] on `opts.jobs` workers (see the
-/// module documentation): worker 0 starts the first at once, the others
-/// wait for `join` and take the next; a search that meets its conflict
-/// budget does not answer, its worker takes the next one instead (if
-/// any is left; else its answer stands once no other search runs).
+/// module documentation): worker 0 starts the first at once; the others
+/// are started by the calling thread once `join` is met (so a search that
+/// answers before that costs no other thread) and take the next; a
+/// search that meets its conflict budget does not answer, its worker
+/// takes the next one instead (if any is left; else its answer stands
+/// once no other search runs).
 pub(super) fn race(
     sys: &System,
     fallbacks: &[&Fallback],
@@ -211,64 +231,29 @@ pub(super) fn race(
     // caller interrupts.
     let stop = Arc::new(AtomicBool::new(false));
     let meter = Arc::new(AtomicU64::new(0));
-    let board = Mutex::new(Board {
-        running: 1,
-        ..Board::default()
-    });
+    let board = Mutex::new(Board::default());
     let changed = Condvar::new();
     let winner = thread::scope(|s| {
-        for w in 0..opts.jobs.max(1) {
-            let (board, changed, queue) = (&board, &changed, &queue);
-            let (stop, meter) = (stop.clone(), meter.clone());
-            let spawned = thread::Builder::new()
-                .name(format!("bmc-search-{w}"))
-                .stack_size(STACK)
-                .spawn_scoped(s, move || {
-                    if w > 0 && !join_when(board, changed, join, &meter, started) {
-                        return;
-                    }
-                    let mut turn = Turn {
-                        board,
-                        changed,
-                        answer: None,
-                    };
-                    let Some(mut i) = lock(board).take(queue.len()) else {
-                        return;
-                    };
-                    loop {
-                        let meter = (i == 0 && join.conflicts.is_some()).then(|| meter.clone());
-                        let r = run(sys, fallbacks, queue[i], i, opts, &stop, meter, started);
-                        let budget_met = matches!(&r, Ok(r) if matches!(r.limit, Some(Limit::Conflicts(_))))
-                            && queue[i].conflict_limit.is_some();
-                        if budget_met {
-                            let mut b = lock(board);
-                            if let Some(j) = b.take(queue.len()) {
-                                i = j;
-                                continue;
-                            }
-                            if b.running > 1 {
-                                b.spare = Some(r);
-                                return;
-                            }
-                        }
-                        turn.answer = Some(r);
-                        return;
-                    }
-                });
-            if let Err(e) = spawned {
-                // A later worker that cannot start just does not race;
-                // the first one must.
-                if w == 0 {
-                    drop(Turn {
-                        board,
-                        changed,
-                        answer: Some(Err(BmcError::Solver(format!(
-                            "cannot start a search thread: {e}"
-                        )))),
-                    });
-                }
-            }
+        let ctx = Workers {
+            sys,
+            fallbacks,
+            opts,
+            queue: &queue,
+            board: &board,
+            changed: &changed,
+            stop: &stop,
+            meter: &meter,
+            join,
+            started,
+        };
+        if let Err(e) = ctx.spawn(s, 0) {
+            // The first search must start; a later one that cannot
+            // just does not race.
+            return Some(Err(BmcError::Solver(format!(
+                "cannot start a search thread: {e}"
+            ))));
         }
+        let mut joined = opts.jobs <= 1;
         let mut b = lock(&board);
         let winner = loop {
             if !b.results.is_empty() {
@@ -287,8 +272,23 @@ pub(super) fn race(
             {
                 stop.store(true, Ordering::Relaxed);
             }
+            if !joined && join.met(&meter, started) {
+                joined = true;
+                drop(b);
+                for w in 1..opts.jobs {
+                    if ctx.spawn(s, w).is_err() {
+                        break;
+                    }
+                }
+                b = lock(&board);
+                continue;
+            }
+            let wait = match joined {
+                true => POLL,
+                false => join.next_look(started).min(POLL),
+            };
             b = changed
-                .wait_timeout(b, POLL)
+                .wait_timeout(b, wait)
                 .unwrap_or_else(|e| e.into_inner())
                 .0;
         };
@@ -302,6 +302,80 @@ pub(super) fn race(
     let mut r = winner.unwrap_or_else(|| Err(BmcError::Solver("every search failed".into())))?;
     r.searches = searches;
     Ok(r)
+}
+
+/// What every worker of one race shares.
+#[derive(Clone, Copy)]
+struct Workers<'a> {
+    sys: &'a System,
+    fallbacks: &'a [&'a Fallback<'a>],
+    opts: &'a BmcOptions,
+    queue: &'a [Search],
+    board: &'a Mutex<Board>,
+    changed: &'a Condvar,
+    stop: &'a Arc<AtomicBool>,
+    meter: &'a Arc<AtomicU64>,
+    join: Join,
+    started: Instant,
+}
+
+impl<'a> Workers<'a> {
+    /// Starts worker `w` (counted running before it starts, so the race
+    /// cannot end between the spawn and its first search): it takes the
+    /// next search of the queue, and after a search that met its budget
+    /// the next one, until one answers or none is left.
+    fn spawn<'s>(self, s: &'s thread::Scope<'s, 'a>, w: usize) -> std::io::Result<()> {
+        lock(self.board).running += 1;
+        let spawned = thread::Builder::new()
+            .name(format!("bmc-search-{w}"))
+            .stack_size(STACK)
+            .spawn_scoped(s, move || self.work());
+        if spawned.is_err() {
+            lock(self.board).running -= 1;
+            self.changed.notify_all();
+        }
+        spawned.map(drop)
+    }
+
+    fn work(self) {
+        let mut turn = Turn {
+            board: self.board,
+            changed: self.changed,
+            answer: None,
+        };
+        let Some(mut i) = lock(self.board).take(self.queue.len()) else {
+            return;
+        };
+        loop {
+            let search = self.queue[i];
+            let meter = (i == 0 && self.join.conflicts.is_some()).then(|| self.meter.clone());
+            let r = run(
+                self.sys,
+                self.fallbacks,
+                search,
+                i,
+                self.opts,
+                self.stop,
+                meter,
+                self.started,
+            );
+            let budget_met = matches!(&r, Ok(r) if matches!(r.limit, Some(Limit::Conflicts(_))))
+                && search.conflict_limit.is_some();
+            if budget_met {
+                let mut b = lock(self.board);
+                if let Some(j) = b.take(self.queue.len()) {
+                    i = j;
+                    continue;
+                }
+                if b.running > 1 {
+                    b.spare = Some(r);
+                    return;
+                }
+            }
+            turn.answer = Some(r);
+            return;
+        }
+    }
 }
 
 /// Runs search `i` of the queue (`search`): builds its system if it is a
@@ -337,41 +411,6 @@ fn run(
         r.system = search.system;
         r
     })
-}
-
-/// Waits for `join` (the first search's conflicts are in `meter`) unless
-/// the race ends first; then joins it (counts itself running) and says
-/// so.
-fn join_when(
-    board: &Mutex<Board>,
-    changed: &Condvar,
-    join: Join,
-    meter: &AtomicU64,
-    started: Instant,
-) -> bool {
-    let mut b = lock(board);
-    loop {
-        if b.over {
-            return false;
-        }
-        let waited = started.elapsed();
-        let met = join
-            .conflicts
-            .is_some_and(|n| meter.load(Ordering::Relaxed) >= n);
-        if waited >= join.delay || met {
-            break;
-        }
-        let mut slice = join.delay - waited;
-        if join.conflicts.is_some() {
-            slice = slice.min(METER_POLL);
-        }
-        b = changed
-            .wait_timeout(b, slice)
-            .unwrap_or_else(|e| e.into_inner())
-            .0;
-    }
-    b.running += 1;
-    true
 }
 
 /// The board, even if a thread panicked while holding it.
