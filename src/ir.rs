@@ -31,6 +31,8 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
+pub(crate) mod label;
+
 /// A variable of the system: 0-based index into [`System::vars`].
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -465,7 +467,7 @@ impl System {
             .map(|i| {
                 let id = VarId(self.vars.len() as u32);
                 self.vars.push(Var {
-                    name: format!("{name}[{i}]"),
+                    name: label::label!(name.as_str(), "[", i, "]"),
                     domain: domain.clone(),
                     frozen,
                     family: Some((fam, i)),
