@@ -279,11 +279,18 @@ impl Expr {
     /// Does not descend into DEFINEs.
     pub fn visit<'e>(&'e self, f: &mut impl FnMut(&'e Expr)) {
         f(self);
+        // A leaf is handled here, not by a call of its own: about half
+        // the nodes of a grid model are leaves, and the engine walks
+        // every constraint several times before it starts.
+        let mut go = |x: &'e Expr| match x {
+            Expr::Const(_) | Expr::Var(_) | Expr::Next(_) | Expr::Define(_) => f(x),
+            _ => x.visit(f),
+        };
         match self {
             Expr::Const(_) | Expr::Var(_) | Expr::Next(_) | Expr::Define(_) => {}
-            Expr::Not(a) => a.visit(f),
+            Expr::Not(a) => go(a),
             Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Count(xs) | Expr::Set(xs) => {
-                xs.iter().for_each(|x| x.visit(f))
+                xs.iter().for_each(go)
             }
             Expr::Implies(a, b)
             | Expr::Iff(a, b)
@@ -291,21 +298,21 @@ impl Expr {
             | Expr::Lt(a, b)
             | Expr::Le(a, b)
             | Expr::Sub(a, b) => {
-                a.visit(f);
-                b.visit(f);
+                go(a);
+                go(b);
             }
             Expr::Ite(c, a, b) => {
-                c.visit(f);
-                a.visit(f);
-                b.visit(f);
+                go(c);
+                go(a);
+                go(b);
             }
             Expr::Case(arms) => arms.iter().for_each(|(g, v)| {
-                g.visit(f);
-                v.visit(f);
+                go(g);
+                go(v);
             }),
             Expr::In(a, xs) => {
-                a.visit(f);
-                xs.iter().for_each(|x| x.visit(f));
+                go(a);
+                xs.iter().for_each(go);
             }
         }
     }
