@@ -31,6 +31,8 @@ use std::sync::Arc;
 
 use thiserror::Error;
 
+pub(crate) mod label;
+
 /// A variable of the system: 0-based index into [`System::vars`].
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -277,11 +279,18 @@ impl Expr {
     /// Does not descend into DEFINEs.
     pub fn visit<'e>(&'e self, f: &mut impl FnMut(&'e Expr)) {
         f(self);
+        // A leaf is handled here, not by a call of its own: about half
+        // the nodes of a grid model are leaves, and the engine walks
+        // every constraint several times before it starts.
+        let mut go = |x: &'e Expr| match x {
+            Expr::Const(_) | Expr::Var(_) | Expr::Next(_) | Expr::Define(_) => f(x),
+            _ => x.visit(f),
+        };
         match self {
             Expr::Const(_) | Expr::Var(_) | Expr::Next(_) | Expr::Define(_) => {}
-            Expr::Not(a) => a.visit(f),
+            Expr::Not(a) => go(a),
             Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Count(xs) | Expr::Set(xs) => {
-                xs.iter().for_each(|x| x.visit(f))
+                xs.iter().for_each(go)
             }
             Expr::Implies(a, b)
             | Expr::Iff(a, b)
@@ -289,21 +298,21 @@ impl Expr {
             | Expr::Lt(a, b)
             | Expr::Le(a, b)
             | Expr::Sub(a, b) => {
-                a.visit(f);
-                b.visit(f);
+                go(a);
+                go(b);
             }
             Expr::Ite(c, a, b) => {
-                c.visit(f);
-                a.visit(f);
-                b.visit(f);
+                go(c);
+                go(a);
+                go(b);
             }
             Expr::Case(arms) => arms.iter().for_each(|(g, v)| {
-                g.visit(f);
-                v.visit(f);
+                go(g);
+                go(v);
             }),
             Expr::In(a, xs) => {
-                a.visit(f);
-                xs.iter().for_each(|x| x.visit(f));
+                go(a);
+                xs.iter().for_each(go);
             }
         }
     }
@@ -465,7 +474,7 @@ impl System {
             .map(|i| {
                 let id = VarId(self.vars.len() as u32);
                 self.vars.push(Var {
-                    name: format!("{name}[{i}]"),
+                    name: label::label!(name.as_str(), "[", i, "]"),
                     domain: domain.clone(),
                     frozen,
                     family: Some((fam, i)),
@@ -642,9 +651,14 @@ impl System {
     /// yet); a DEFINE being looked at counts as not frozen-only, so that a
     /// cycle ends (with the safe answer: checked at every step).
     fn reads_frozen_only(&self, e: &Expr, memo: &mut [Option<bool>]) -> bool {
-        let all = |xs: &[Expr], memo: &mut [Option<bool>]| {
-            xs.iter().all(|x| self.reads_frozen_only(x, memo))
+        // A leaf is answered here, without a call: about half the nodes
+        // of a grid model are leaves.
+        let child = |x: &Expr, memo: &mut [Option<bool>]| match x {
+            Expr::Const(_) => true,
+            Expr::Var(v) => self.vars.get(v.index()).is_some_and(|v| v.frozen),
+            _ => self.reads_frozen_only(x, memo),
         };
+        let all = |xs: &[Expr], memo: &mut [Option<bool>]| xs.iter().all(|x| child(x, memo));
         match e {
             Expr::Const(_) => true,
             Expr::Var(v) => self.vars.get(v.index()).is_some_and(|v| v.frozen),
@@ -655,14 +669,14 @@ impl System {
                     (Some(Some(known)), _) => known,
                     (Some(None), Some(def)) => {
                         memo[i] = Some(false);
-                        let known = self.reads_frozen_only(&def.expr, memo);
+                        let known = child(&def.expr, memo);
                         memo[i] = Some(known);
                         known
                     }
                     _ => false,
                 }
             }
-            Expr::Not(a) => self.reads_frozen_only(a, memo),
+            Expr::Not(a) => child(a, memo),
             Expr::And(xs) | Expr::Or(xs) | Expr::Add(xs) | Expr::Count(xs) | Expr::Set(xs) => {
                 all(xs, memo)
             }
@@ -671,16 +685,10 @@ impl System {
             | Expr::Eq(a, b)
             | Expr::Lt(a, b)
             | Expr::Le(a, b)
-            | Expr::Sub(a, b) => self.reads_frozen_only(a, memo) && self.reads_frozen_only(b, memo),
-            Expr::Ite(c, a, b) => {
-                self.reads_frozen_only(c, memo)
-                    && self.reads_frozen_only(a, memo)
-                    && self.reads_frozen_only(b, memo)
-            }
-            Expr::Case(arms) => arms
-                .iter()
-                .all(|(g, v)| self.reads_frozen_only(g, memo) && self.reads_frozen_only(v, memo)),
-            Expr::In(a, xs) => self.reads_frozen_only(a, memo) && all(xs, memo),
+            | Expr::Sub(a, b) => child(a, memo) && child(b, memo),
+            Expr::Ite(c, a, b) => child(c, memo) && child(a, memo) && child(b, memo),
+            Expr::Case(arms) => arms.iter().all(|(g, v)| child(g, memo) && child(v, memo)),
+            Expr::In(a, xs) => child(a, memo) && all(xs, memo),
         }
     }
 

@@ -39,6 +39,7 @@
 //! `[pos]`; extra constraints from [`CompileOptions::extras`] are added
 //! after the core model and only ever remove paths that are not solutions.
 
+use crate::ir::label::{label, Piece};
 use crate::ir::{Assign, Constraint, Domain, Expr, System, VarId};
 
 use super::{Cell, CellId, Coord, Puzzle, Variant};
@@ -177,20 +178,31 @@ pub(super) fn describe(puzzle: &Puzzle) -> Vec<String> {
     let highest = puzzle.givens().last().map_or(1, |g| g.0 as usize);
     let width = n.max(highest).to_string().len();
     out.push("The puzzle, and the number of each open cell (the values of `pos`):".into());
+    // Each cell right-aligned to `width` as by `format!("{:>width$}")`,
+    // without it: four of those per cell were most of this function.
+    let cell = |out: &mut String, piece: &dyn Piece| {
+        out.push(' ');
+        out.extend(std::iter::repeat_n(
+            ' ',
+            width.saturating_sub(piece.width()),
+        ));
+        piece.push_to(out);
+    };
     for r in 0..puzzle.rows() {
-        let mut given = String::new();
-        let mut ids = String::new();
+        let mut given = String::with_capacity(puzzle.cols() * (width + 1));
+        let mut ids = given.clone();
         for c in 0..puzzle.cols() {
             let at = Coord::new(r, c);
-            let (g, i) = match (puzzle.cell(at), puzzle.cell_id(at)) {
-                (Some(Cell::Number(k)), Some(id)) => (k.to_string(), id.0.to_string()),
-                (_, Some(id)) => (".".into(), id.0.to_string()),
-                _ => ("X".into(), "X".into()),
+            let here = (puzzle.cell(at), puzzle.cell_id(at));
+            let (g, i): (&dyn Piece, &dyn Piece) = match &here {
+                (Some(Cell::Number(k)), Some(id)) => (k, &id.0),
+                (_, Some(id)) => (&".", &id.0),
+                _ => (&"X", &"X"),
             };
-            given.push_str(&format!(" {g:>width$}"));
-            ids.push_str(&format!(" {i:>width$}"));
+            cell(&mut given, g);
+            cell(&mut ids, i);
         }
-        out.push(format!("  {given}    {ids}"));
+        out.push(label!("  ", given.as_str(), "    ", ids.as_str()));
     }
     out.push(String::new());
     let rules: [&str; 2] = match puzzle.variant {

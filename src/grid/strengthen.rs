@@ -21,8 +21,10 @@ use thiserror::Error;
 
 use super::compile::{CompileOptions, Extra, GridVars, NoRevisit};
 use super::cuts::{self, Known};
+use super::moves::{Dir, Moves};
 use super::{CellId, Coord, Puzzle, Variant};
-use crate::ir::{Constraint, Domain, Expr, System, Value, VarId};
+use crate::ir::label::{label, Piece};
+use crate::ir::{Constraint, Domain, Expr, System, VarId};
 
 /// The extras by name, in the order [`options`] applies them.
 pub const EXTRAS: &[(&str, Extra)] = &[
@@ -507,7 +509,9 @@ fn adjacency(p: &Puzzle) -> Vec<Vec<CellId>> {
 fn distances(adj: &[Vec<CellId>], from: CellId) -> Vec<Option<usize>> {
     let mut dist = vec![None; adj.len()];
     dist[from.index()] = Some(0);
-    let mut queue = VecDeque::from([from]);
+    // Every cell enters the queue at most once: no growing.
+    let mut queue = VecDeque::with_capacity(adj.len());
+    queue.push_back(from);
     while let Some(c) = queue.pop_front() {
         let d = dist[c.index()].unwrap_or(0);
         for &n in &adj[c.index()] {
@@ -993,19 +997,13 @@ pub(super) fn direction(p: &Puzzle, a: CellId, b: CellId) -> &'static str {
 /// The value of a `succ_i` variable on the last cell of the path.
 pub(super) const END: &str = "end";
 
-/// `succ = dir` for a direction or [`END`], its symbol shared: the grid
-/// models write tens of thousands of these, and a new symbol each time
-/// was a fifth of the model's construction.
+/// `succ = dir` for a direction or [`END`] (the symbol shared, see
+/// [`Dir::value`]).
 pub(super) fn succ_is(succ: VarId, dir: &str) -> Expr {
-    use std::sync::{Arc, OnceLock};
-    static SYMBOLS: OnceLock<Vec<Arc<str>>> = OnceLock::new();
-    let names = ["n", "ne", "e", "se", "s", "sw", "w", "nw", END];
-    let symbols = SYMBOLS.get_or_init(|| names.iter().map(|&n| Arc::from(n)).collect());
-    let value = match names.iter().position(|&n| n == dir) {
-        Some(i) => Value::Sym(symbols[i].clone()),
-        None => Value::Sym(dir.into()),
-    };
-    Expr::eq(Expr::var(succ), Expr::Const(value))
+    match Dir::named(dir) {
+        Some(dir) => dir.is(succ),
+        None => Expr::eq(Expr::var(succ), Expr::sym(dir)),
+    }
 }
 
 fn int(i: usize) -> Expr {
@@ -1225,7 +1223,7 @@ fn succ_vars(p: &Puzzle, v: &GridVars, sys: &mut System) -> Vec<VarId> {
 pub fn legs(p: &Puzzle, v: &GridVars, sys: &mut System) {
     let succ = succ_vars(p, v, sys);
     if p.variant == Variant::Waypoint {
-        add_legs(p, &succ, sys);
+        add_legs(p, &Moves::new(p), &succ, sys);
     }
 }
 
@@ -1243,103 +1241,142 @@ pub fn cycles(p: &Puzzle, v: &GridVars, sys: &mut System) {
 
 /// The INVARs of [`cycles`] over the successor variables `succ` (by cell).
 pub(super) fn add_cycle_bans(p: &Puzzle, succ: &[VarId], sys: &mut System) {
-    let id = |r: usize, c: usize| {
-        (r < p.rows() && c < p.cols())
-            .then(|| p.cell_id(Coord::new(r, c)))
-            .flatten()
-    };
-    static TRIANGLES: [&[(usize, usize)]; 4] = [
-        &[(0, 0), (0, 1), (1, 1)],
-        &[(0, 0), (1, 1), (1, 0)],
-        &[(0, 0), (0, 1), (1, 0)],
-        &[(0, 1), (1, 1), (1, 0)],
-    ];
-    // The same few shapes for every board: worked out once.
-    static RINGS: std::sync::OnceLock<Vec<Vec<(usize, usize)>>> = std::sync::OnceLock::new();
-    let shapes: Vec<&[(usize, usize)]> = if p.variant.diagonal() {
-        TRIANGLES.to_vec()
-    } else {
-        RINGS
-            .get_or_init(|| polyomino_rings(RING_SQUARES))
-            .iter()
-            .map(|r| r.as_slice())
-            .collect()
-    };
     // A move its cell's variable has no value for (out of the end of the
     // successor model) cannot close a cycle.
-    let domains: Vec<&Domain> = succ.iter().map(|&s| &sys.var(s).domain).collect();
-    let can = |a: CellId, dir: &str| match domains[a.index()] {
-        Domain::Enum(dirs) => dirs.iter().any(|d| d == dir),
-        _ => true,
-    };
-    // Tens of thousands of these on a big board: the ring and its moves
-    // in reused buffers, the label written in place.
-    let mut bans: Vec<Constraint> = Vec::new();
+    let can: Vec<u16> = succ
+        .iter()
+        .map(|&s| directions(&sys.var(s).domain))
+        .collect();
+    let id = |r: usize, c: usize| p.cell_id(Coord::new(r, c));
+    // Tens of thousands of these on a big board: each shape's directions
+    // worked out once, the ring in a reused buffer, the labels written
+    // once per ring and at their length.
     let mut ring: Vec<CellId> = Vec::with_capacity(8);
-    let mut moves: Vec<(CellId, &'static str)> = Vec::with_capacity(8);
+    let mut ids = String::new();
     for r in 0..p.rows() {
         for c in 0..p.cols() {
-            for shape in &shapes {
-                ring.clear();
-                ring.extend(shape.iter().map_while(|&(dr, dc)| id(r + dr, c + dc)));
-                if ring.len() < shape.len() {
+            for shape in Shape::all(p.variant.diagonal()) {
+                if r + shape.rows > p.rows() || c + shape.cols > p.cols() {
                     continue;
                 }
-                let k = ring.len();
-                for forward in [true, false] {
-                    moves.clear();
-                    for i in 0..k {
-                        let (a, b) = (ring[i], ring[(i + 1) % k]);
-                        let (a, b) = if forward { (a, b) } else { (b, a) };
-                        moves.push((a, direction(p, a, b)));
-                    }
-                    if !moves.iter().all(|&(a, dir)| can(a, dir)) {
+                ring.clear();
+                ring.extend(shape.cells.iter().map_while(|&(dr, dc)| id(r + dr, c + dc)));
+                if ring.len() < shape.cells.len() {
+                    continue;
+                }
+                ids.clear();
+                for x in &ring {
+                    ids.push(' ');
+                    x.0.push_to(&mut ids);
+                }
+                for (forward, way) in [(true, " (one way)"), (false, " (the other way)")] {
+                    let moves = shape.moves(&ring, forward);
+                    if !moves
+                        .clone()
+                        .all(|(a, dir)| can[a.index()] >> dir.index() & 1 == 1)
+                    {
                         continue;
                     }
-                    let mut label = String::with_capacity(24 + 5 * k);
-                    label.push_str("cycles: no cycle");
-                    for x in &ring {
-                        label.push(' ');
-                        push_number(&mut label, x.0);
-                    }
-                    label.push_str(if forward {
-                        " (one way)"
-                    } else {
-                        " (the other way)"
-                    });
-                    let all = moves
-                        .iter()
-                        .map(|&(a, dir)| succ_is(succ[a.index()], dir))
-                        .collect();
-                    bans.push(Constraint {
-                        label,
-                        expr: Expr::negate(Expr::And(all)),
-                    });
+                    let all = moves.map(|(a, dir)| dir.is(succ[a.index()])).collect();
+                    invar(
+                        sys,
+                        label!("cycles: no cycle", ids.as_str(), way),
+                        Expr::negate(Expr::And(all)),
+                    );
                 }
             }
         }
     }
-    sys.invar.extend(bans);
 }
 
-/// Appends the decimal digits of `x`, as `write!` would: thousands of
-/// ring labels on a 9x9 board, and through the formatting machinery they
-/// cost 0.95M more instructions (5% of a waypoint 9x9 solve).
-fn push_number(out: &mut String, mut x: u32) {
-    let mut digits = [0u8; 10];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (x % 10) as u8;
-        x /= 10;
-        if x == 0 {
-            break;
+/// The directions of a `succ_i` domain, as a set of [`Dir::index`] bits
+/// (every one for a domain that is not an enumeration).
+fn directions(domain: &Domain) -> u16 {
+    match domain {
+        Domain::Enum(names) => names
+            .iter()
+            .filter_map(|name| Dir::named(name))
+            .fold(0, |set, dir| set | 1 << dir.index()),
+        _ => u16::MAX,
+    }
+}
+
+/// A short cycle that [`cycles`] bans wherever it fits on the board: its
+/// cells as `(row, col)` offsets, in cycle order, and the direction of
+/// each move one way round.
+struct Shape {
+    cells: Vec<(usize, usize)>,
+    /// `dirs[i]` goes from `cells[i]` to the next cell.
+    dirs: Vec<Dir>,
+    /// The rows and columns it spans.
+    rows: usize,
+    cols: usize,
+}
+
+impl Shape {
+    fn new(cells: &[(usize, usize)]) -> Shape {
+        let at = |i: usize| {
+            let (r, c) = cells[i % cells.len()];
+            Coord::new(r, c)
+        };
+        Shape {
+            cells: cells.to_vec(),
+            dirs: (0..cells.len())
+                .map(|i| Dir::between(at(i), at(i + 1)))
+                .collect(),
+            rows: cells.iter().map(|x| x.0 + 1).max().unwrap_or(0),
+            cols: cells.iter().map(|x| x.1 + 1).max().unwrap_or(0),
         }
     }
-    out.extend(digits[i..].iter().map(|&d| char::from(d)));
+
+    /// The shapes for king moves (the triangles of a 2x2 block) or
+    /// orthogonal ones (the rings of [`polyomino_rings`]): the same few
+    /// for every board, worked out once.
+    fn all(diagonal: bool) -> &'static [Shape] {
+        use std::sync::OnceLock;
+        static TRIANGLES: OnceLock<Vec<Shape>> = OnceLock::new();
+        static RINGS: OnceLock<Vec<Shape>> = OnceLock::new();
+        match diagonal {
+            true => TRIANGLES.get_or_init(|| {
+                [
+                    &[(0, 0), (0, 1), (1, 1)][..],
+                    &[(0, 0), (1, 1), (1, 0)],
+                    &[(0, 0), (0, 1), (1, 0)],
+                    &[(0, 1), (1, 1), (1, 0)],
+                ]
+                .map(Shape::new)
+                .into()
+            }),
+            false => RINGS.get_or_init(|| {
+                polyomino_rings(RING_SQUARES)
+                    .iter()
+                    .map(|r| Shape::new(r))
+                    .collect()
+            }),
+        }
+    }
+
+    /// The moves `(from, direction)` around `ring` (this shape's cells
+    /// on the board), one way or the other, the `i`-th between the ring's
+    /// `i`-th cell and the next.
+    fn moves<'a>(
+        &'a self,
+        ring: &'a [CellId],
+        forward: bool,
+    ) -> impl Iterator<Item = (CellId, Dir)> + Clone + 'a {
+        let k = ring.len();
+        self.dirs
+            .iter()
+            .enumerate()
+            .map(move |(i, &dir)| match forward {
+                true => (ring[i], dir),
+                false => (ring[(i + 1) % k], dir.reverse()),
+            })
+    }
 }
 
-pub(super) fn add_legs(p: &Puzzle, succ: &[VarId], sys: &mut System) {
+/// The INVARs of [`legs`] over the successor variables `succ` (by cell).
+pub(super) fn add_legs(p: &Puzzle, moves: &Moves, succ: &[VarId], sys: &mut System) {
     let n = p.open_count();
     let givens = p.givens();
     let m = givens.len();
@@ -1360,15 +1397,19 @@ pub(super) fn add_legs(p: &Puzzle, succ: &[VarId], sys: &mut System) {
         },
         true,
     );
-    let waypoint = |c: CellId| givens.iter().position(|g| g.1 == c);
+    // The index in `givens` of a cell's waypoint.
+    let mut waypoint: Vec<Option<usize>> = vec![None; n];
+    for (j, &(_, c)) in givens.iter().enumerate() {
+        waypoint[c.index()] = Some(j);
+    }
     let l = |c: CellId| Expr::var(leg[c.index()]);
     let end = p.end();
     for i in 0..n {
         let c = CellId(i as u32);
-        match waypoint(c) {
+        match waypoint[i] {
             Some(j) => invar(
                 sys,
-                format!("legs: waypoint {} starts leg {}", givens[j].0, j.min(m - 2)),
+                label!("legs: waypoint ", givens[j].0, " starts leg ", j.min(m - 2)),
                 Expr::eq(l(c), int(j.min(m - 2))),
             ),
             None => {
@@ -1382,7 +1423,7 @@ pub(super) fn add_legs(p: &Puzzle, succ: &[VarId], sys: &mut System) {
                 if !banned.is_empty() {
                     invar(
                         sys,
-                        format!("legs: the legs cell {i} is too far from"),
+                        label!("legs: the legs cell ", i, " is too far from"),
                         Expr::negate(Expr::is_in(l(c), banned)),
                     );
                 }
@@ -1391,20 +1432,19 @@ pub(super) fn add_legs(p: &Puzzle, succ: &[VarId], sys: &mut System) {
         if Some(c) == end {
             continue;
         }
-        for d in p.neighbours(c) {
-            let goes = succ_is(succ[i], direction(p, c, d));
-            let (label, then) = match waypoint(d) {
+        for &(d, dir) in moves.from(c) {
+            let (label, then) = match waypoint[d.index()] {
                 Some(0) => continue,
                 Some(j) => (
-                    format!("legs: a move {i} -> {} leaves leg {}", d.0, j - 1),
+                    label!("legs: a move ", i, " -> ", d.0, " leaves leg ", j - 1),
                     Expr::eq(l(c), int(j - 1)),
                 ),
                 None => (
-                    format!("legs: a move {i} -> {} stays on its leg", d.0),
+                    label!("legs: a move ", i, " -> ", d.0, " stays on its leg"),
                     Expr::eq(l(d), l(c)),
                 ),
             };
-            invar(sys, label, Expr::implies(goes, then));
+            invar(sys, label, Expr::implies(dir.is(succ[i]), then));
         }
     }
 }

@@ -29,10 +29,10 @@
 //! (the steps). Measured against the step-by-step model in
 //! [`super::strengthen::sat_models`].
 
-use super::strengthen::{
-    add_cycle_bans, add_legs, add_no_path, add_ranks, direction, invar, succ_is, END,
-};
+use super::moves::{Dir, Moves};
+use super::strengthen::{add_cycle_bans, add_legs, add_no_path, add_ranks, invar, END};
 use super::{CellId, Coord, Puzzle, Variant};
+use crate::ir::label::label;
 use crate::ir::{Acyclic, Domain, Expr, System, Value, VarId};
 
 /// Builds the successor model of a waypoint puzzle (`None` for the
@@ -42,64 +42,67 @@ pub fn compile(p: &Puzzle) -> Option<System> {
     if p.variant != Variant::Waypoint {
         return None;
     }
-    let n = p.open_count();
-    let cells: Vec<CellId> = (0..n as u32).map(CellId).collect();
     let (start, end) = (p.start()?, p.end()?);
     let mut sys = System {
         comment: super::compile::describe(p),
         bound: Some(0),
         ..System::default()
     };
-    let succ: Vec<VarId> = cells
-        .iter()
-        .map(|&c| {
-            let dirs: Vec<String> = if c == end {
-                vec![END.into()]
-            } else {
-                p.neighbours(c)
-                    .into_iter()
-                    .map(|d| direction(p, c, d).to_string())
-                    .collect()
-            };
-            sys.add_var(format!("succ_{}", c.0), directions(dirs), true)
-        })
-        .collect();
+    let moves = Moves::new(p);
+    let succ = add_successors(p, &moves, end, &mut sys);
     // The end has no successor: a move out of it is no value of its
     // variable (and SMV rejects a comparison with a value it lacks).
-    let goes = |a: CellId, b: CellId| match a == end {
+    let goes = |a: CellId, dir: Dir| match a == end {
         true => Expr::f(),
-        false => succ_is(succ[a.index()], direction(p, a, b)),
+        false => dir.is(succ[a.index()]),
     };
-    for &c in &cells {
-        if c != end && p.neighbours(c).is_empty() {
-            invar(&mut sys, format!("cell {} has no way out", c.0), Expr::f());
+    for i in 0..p.open_count() {
+        let c = CellId(i as u32);
+        let out = moves.from(c);
+        if c != end && out.is_empty() {
+            invar(&mut sys, label!("cell ", c.0, " has no way out"), Expr::f());
         }
-        let preds: Vec<Expr> = p.neighbours(c).into_iter().map(|d| goes(d, c)).collect();
-        let wanted = if c == start { 0 } else { 1 };
+        let preds: Vec<Expr> = out.iter().map(|&(d, dir)| goes(d, dir.reverse())).collect();
+        let wanted: i64 = if c == start { 0 } else { 1 };
         invar(
             &mut sys,
-            format!("cell {} has {wanted} predecessor(s)", c.0),
+            label!("cell ", c.0, " has ", wanted, " predecessor(s)"),
             Expr::eq(Expr::Count(preds), Expr::int(wanted)),
         );
-        for d in p
-            .neighbours(c)
-            .into_iter()
-            .filter(|&d| c < d && c != end && d != end)
-        {
+        for &(d, dir) in out.iter().filter(|&&(d, _)| c < d && c != end && d != end) {
             invar(
                 &mut sys,
-                format!("no move back and forth between {} and {}", c.0, d.0),
-                Expr::negate(Expr::And(vec![goes(c, d), goes(d, c)])),
+                label!("no move back and forth between ", c.0, " and ", d.0),
+                Expr::negate(Expr::And(vec![goes(c, dir), goes(d, dir.reverse())])),
             );
         }
     }
     add_no_path(p, &mut sys);
-    add_legs(p, &succ, &mut sys);
+    add_legs(p, &moves, &succ, &mut sys);
     add_cycle_bans(p, &succ, &mut sys);
-    add_rank_witnesses(p, &succ, &mut sys);
+    add_rank_witnesses(p, &moves, &succ, &mut sys);
     sys.solution_vars = succ.clone();
     sys.branch_vars = succ;
     Some(sys)
+}
+
+/// The `succ_i` variables, by cell: the directions of a cell's moves
+/// (none out of the `end`).
+fn add_successors(p: &Puzzle, moves: &Moves, end: CellId, sys: &mut System) -> Vec<VarId> {
+    (0..p.open_count() as u32)
+        .map(|i| {
+            let c = CellId(i);
+            let dirs: Vec<String> = match c == end {
+                true => vec![END.into()],
+                false => moves
+                    .from(c)
+                    .iter()
+                    .map(|&(_, d)| d.name().into())
+                    .collect(),
+            };
+            sys.add_var(label!("succ_", i), directions(dirs), true)
+        })
+        .collect()
 }
 
 /// An enumeration of directions; a cell without neighbours (and not the
@@ -114,31 +117,41 @@ fn directions(mut dirs: Vec<String>) -> Domain {
 
 /// The witness ranks: a move raises the rank. These INVARs are the
 /// system's [`System::acyclic`] hint.
-fn add_rank_witnesses(p: &Puzzle, succ: &[VarId], sys: &mut System) {
+fn add_rank_witnesses(p: &Puzzle, moves: &Moves, succ: &[VarId], sys: &mut System) {
     let rank = add_ranks(p, sys);
     let mut hint = Acyclic {
         succ: succ.to_vec(),
         rank: rank.clone(),
-        ..Acyclic::default()
+        target: Vec::with_capacity(succ.len()),
+        invars: Vec::with_capacity(moves.count()),
     };
     for (i, &s) in succ.iter().enumerate() {
         let c = CellId(i as u32);
         let Domain::Enum(dirs) = &sys.var(s).domain else {
             unreachable!("successors are directions")
         };
-        let targets: Vec<Option<usize>> = dirs
+        // The domain names the moves in order, or is `end` alone (the
+        // end, or a cell without neighbours).
+        let out = match &dirs[..] {
+            [only] if only == END => &[][..],
+            _ => moves.from(c),
+        };
+        let targets: Vec<Option<usize>> = match out.is_empty() {
+            true => vec![None],
+            false => out.iter().map(|&(d, _)| Some(d.index())).collect(),
+        };
+        debug_assert!(dirs
             .iter()
-            .map(|d| step_toward(p, p.coord(c), d).map(|x| x.index()))
-            .collect();
-        for (dir, t) in dirs.clone().iter().zip(&targets) {
-            let Some(t) = *t else { continue };
+            .zip(&targets)
+            .all(|(d, &t)| step_toward(p, p.coord(c), d).map(|x| x.index()) == t));
+        for &(t, dir) in out {
             hint.invars.push(sys.invar.len());
             invar(
                 sys,
-                format!("a move {} -> {t} raises the rank", c.0),
+                label!("a move ", c.0, " -> ", t.0, " raises the rank"),
                 Expr::implies(
-                    succ_is(s, dir),
-                    Expr::lt(Expr::var(rank[i]), Expr::var(rank[t])),
+                    dir.is(s),
+                    Expr::lt(Expr::var(rank[i]), Expr::var(rank[t.index()])),
                 ),
             );
         }
