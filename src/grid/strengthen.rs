@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use thiserror::Error;
 
 use super::compile::{CompileOptions, Extra, GridVars, NoRevisit};
-use super::cuts::{self, Known};
+use super::cuts::{self, Cut, Graph, Known};
 use super::{CellId, Coord, Puzzle, Variant};
 use crate::ir::{Constraint, Domain, Expr, System, Value, VarId};
 
@@ -798,41 +798,38 @@ pub(super) fn add_no_path(p: &Puzzle, sys: &mut System) {
 /// (the reasons of [`no_path`], which `checkmate solve` also prints with
 /// an `unsat` answer).
 pub fn no_path_reason(p: &Puzzle) -> Option<String> {
-    let adj = adjacency(p);
-    if adj.is_empty() {
+    let g = Graph::new(p);
+    if g.len() == 0 {
         return None;
     }
-    let reached = distances(&adj, CellId(0))
-        .iter()
-        .filter(|d| d.is_some())
-        .count();
-    if reached < adj.len() {
+    let (single, reached) = cuts::cut_cells(&g);
+    if reached < g.len() {
         return Some(format!(
             "cell {} reaches {reached} of the {} open cells",
             p.coord(CellId(0)),
-            adj.len()
+            g.len()
         ));
     }
-    let single = cuts::cut_cells(&adj, None);
-    dead_end_conflict(p, &adj)
-        .or_else(|| cut_conflict(p, &adj, &single))
+    dead_end_conflict(p, &g)
+        .or_else(|| cut_conflict(p, &g, &single))
         .or_else(|| parity_conflict(p))
-        .or_else(|| pair_cut_conflict(p, &adj, &single))
+        .or_else(|| pair_cut_conflict(p, &g, &single))
 }
 
 /// Why two cells whose removal cuts the board leave no path, if they do
 /// (see [`cuts`]): the path passes each once and runs through one part
 /// at a time in between, so four parts or more leave no path, and so do
 /// part sizes and numbers that fit no way of passing them.
-fn pair_cut_conflict(p: &Puzzle, adj: &[Vec<CellId>], single: &[bool]) -> Option<String> {
+fn pair_cut_conflict(p: &Puzzle, g: &Graph, single: &[bool]) -> Option<String> {
     let anchors = anchors(p);
     let known = Known {
-        n: adj.len(),
+        n: g.len(),
         anchors: &anchors,
         ok: None,
     };
-    let cut = cuts::pairs(p, adj, single)
-        .into_iter()
+    let cut = cuts::pairs(p, g, single)
+        .iter()
+        .map(|pair| Cut::new(g, pair))
         .find(|cut| !cuts::fits(cut, &known))?;
     let (a, b) = (p.coord(cut.cells[0]), p.coord(cut.cells[1]));
     Some(match cut.parts() {
@@ -855,26 +852,26 @@ fn pair_cut_conflict(p: &Puzzle, adj: &[Vec<CellId>], single: &[bool]) -> Option
 /// the second, and every waypoint of the first part before `a`'s and
 /// every one of the second).
 /// `single`: the cut cells ([`cuts::cut_cells`]).
-fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>], single: &[bool]) -> Option<String> {
+fn cut_conflict(p: &Puzzle, g: &Graph, single: &[bool]) -> Option<String> {
     let givens = p.givens();
-    for a in (0..adj.len())
+    for a in (0..g.len())
         .filter(|&a| single[a])
         .map(|a| CellId(a as u32))
     {
-        let (part, sizes) = cuts::parts_without(adj, &[a]);
-        if sizes.len() > 2 {
+        let cut = Cut::new(g, &[a]);
+        if cut.parts() > 2 {
             return Some(format!(
                 "removing cell {} leaves {} parts, and a path joins two at most",
                 p.coord(a),
-                sizes.len()
+                cut.parts()
             ));
         }
         // The order with part `first` before `a`.
         let fits = |first: u32| {
-            let side = |c: CellId| match part[c.index()] {
-                None => 1,
-                Some(x) if x == first => 0,
-                Some(_) => 2,
+            let side = |c: CellId| match cut.part_of(c) {
+                _ if c == a => 1,
+                x if x == first => 0,
+                _ => 2,
             };
             match p.variant {
                 Variant::Waypoint => {
@@ -887,7 +884,7 @@ fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>], single: &[bool]) -> Option<Stri
                         && on(1).max() < on(2).min()
                 }
                 _ => {
-                    let len = sizes[first as usize];
+                    let len = cut.sizes()[first as usize];
                     givens.iter().all(|&(k, c)| match side(c) {
                         0 => k as usize <= len,
                         1 => k as usize == len + 1,
@@ -908,15 +905,15 @@ fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>], single: &[bool]) -> Option<Stri
 
 /// Why the cells with one neighbour, which only an end of the path can
 /// be on, leave no path, if they do.
-fn dead_end_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
-    let n = adj.len();
+fn dead_end_conflict(p: &Puzzle, g: &Graph) -> Option<String> {
+    let n = g.len();
     if n < 2 {
         return None;
     }
     let ends: Vec<CellId> = [p.start(), p.end()].into_iter().flatten().collect();
     let mut free = 2 - ends.len().min(2);
-    for (i, out) in adj.iter().enumerate() {
-        let c = CellId(i as u32);
+    for c in (0..n as u32).map(CellId) {
+        let out = g.neighbours(c);
         if out.len() > 1 || ends.contains(&c) {
             continue;
         }
