@@ -34,12 +34,14 @@ use super::{CellId, Coord, Puzzle};
 /// list instead of a vector per cell, and with the search's state in
 /// locals ([`Tarjan::run`]), finding them took 0.54M instructions instead
 /// of 1.22M on a 9x9 hidato (0.36M instead of 0.83M on a 9x9 numbrix).
+/// The vertices are the open cells by id, or in a [`Graph::merged`]
+/// graph, the cells kept and the groups of the others.
 pub(super) struct Graph {
-    /// Cell `c`'s neighbours are `next[first[c]..first[c + 1]]`.
+    /// Vertex `v`'s neighbours are `next[first[v]..first[v + 1]]`.
     first: Vec<u32>,
-    /// Each cell's neighbours in turn, in increasing id order (as
-    /// [`Puzzle::neighbours`] gives them).
-    next: Vec<CellId>,
+    /// Each vertex's neighbours in turn; a cell's in increasing id order
+    /// (as [`Puzzle::neighbours`] gives them).
+    next: Vec<u32>,
 }
 
 impl Graph {
@@ -56,7 +58,7 @@ impl Graph {
                 for col in at.col.saturating_sub(1)..=at.col + 1 {
                     let other = Coord { row, col };
                     if at.adjacent(other, diagonal) {
-                        next.extend(p.cell_id(other));
+                        next.extend(p.cell_id(other).map(|c| c.0));
                     }
                 }
             }
@@ -72,20 +74,84 @@ impl Graph {
         first.push(0);
         let mut next = Vec::new();
         for out in adj {
-            next.extend_from_slice(out);
+            next.extend(out.iter().map(|c| c.0));
             first.push(next.len() as u32);
         }
         Graph { first, next }
     }
 
-    /// How many open cells.
+    /// How many vertices (open cells, on a board's graph).
     pub fn len(&self) -> usize {
         self.first.len() - 1
     }
 
-    /// The neighbours of `c`, in increasing id order.
-    pub fn neighbours(&self, c: CellId) -> &[CellId] {
-        &self.next[self.first[c.index()] as usize..self.first[c.index() + 1] as usize]
+    /// The neighbours of cell `c`, in increasing id order.
+    pub fn neighbours(&self, c: CellId) -> impl ExactSizeIterator<Item = CellId> + '_ {
+        self.moves(c.index()).iter().map(|&d| CellId(d))
+    }
+
+    /// The neighbours of vertex `v`.
+    fn moves(&self, v: usize) -> &[u32] {
+        &self.next[self.first[v] as usize..self.first[v + 1] as usize]
+    }
+
+    /// This graph with each connected group of the cells not in `keep`
+    /// merged into one vertex, and the vertex of each cell: the cells
+    /// kept are vertices `0..` in order, the groups follow. Removing
+    /// kept cells disconnects the merged graph exactly when it
+    /// disconnects this one, as each group stays connected, and a search
+    /// through it reads fewer moves: the 23 cells inside a 9x9 hidato
+    /// without a blocked cell around them are one vertex, 464 moves
+    /// become 274.
+    fn merged(&self, keep: &[bool]) -> (Graph, Vec<u32>) {
+        const NONE: u32 = u32::MAX;
+        let n = self.len();
+        let mut node = vec![NONE; n];
+        // The cells of each vertex, vertex by vertex: `cells[starts[v]..starts[v + 1]]`.
+        let mut cells: Vec<u32> = (0..n as u32).filter(|&c| keep[c as usize]).collect();
+        for (v, &c) in cells.iter().enumerate() {
+            node[c as usize] = v as u32;
+        }
+        let mut starts: Vec<u32> = (0..=cells.len() as u32).collect();
+        for c in 0..n {
+            if node[c] != NONE {
+                continue;
+            }
+            let v = starts.len() as u32 - 1;
+            let mut i = cells.len();
+            node[c] = v;
+            cells.push(c as u32);
+            while let Some(&x) = cells.get(i) {
+                i += 1;
+                for &d in self.moves(x as usize) {
+                    if node[d as usize] == NONE {
+                        node[d as usize] = v;
+                        cells.push(d);
+                    }
+                }
+            }
+            starts.push(cells.len() as u32);
+        }
+        let count = starts.len() - 1;
+        let mut first = Vec::with_capacity(count + 1);
+        first.push(0);
+        let mut next = Vec::with_capacity(self.next.len());
+        // The vertex whose moves were listed last that has a move to each.
+        let mut listed_by = vec![NONE; count];
+        for v in 0..count as u32 {
+            let members = &cells[starts[v as usize] as usize..starts[v as usize + 1] as usize];
+            for &c in members {
+                for &d in self.moves(c as usize) {
+                    let w = node[d as usize];
+                    if w != v && listed_by[w as usize] != v {
+                        listed_by[w as usize] = v;
+                        next.push(w);
+                    }
+                }
+            }
+            first.push(next.len() as u32);
+        }
+        (Graph { first, next }, node)
     }
 }
 
@@ -119,7 +185,7 @@ impl Cut {
         let (mut sizes, mut touches) = (Vec::new(), Vec::<[bool; 2]>::new());
         let mut stack = Vec::new();
         for (i, &c) in cells.iter().enumerate() {
-            for &s in g.neighbours(c) {
+            for s in g.neighbours(c) {
                 let j = match part[s.index()] {
                     ON_CUT => continue,
                     NO_PART => {
@@ -137,7 +203,7 @@ impl Cut {
             part[c.index()] = NO_PART;
         }
         let adjacent = match *cells {
-            [a, b] => g.neighbours(a).contains(&b),
+            [a, b] => g.neighbours(a).any(|d| d == b),
             _ => false,
         };
         Cut {
@@ -173,7 +239,7 @@ fn fill_part(g: &Graph, part: &mut [u32], stack: &mut Vec<CellId>, start: CellId
     let mut size = 0;
     while let Some(c) = stack.pop() {
         size += 1;
-        for &d in g.neighbours(c) {
+        for d in g.neighbours(c) {
             if part[d.index()] == NO_PART {
                 part[d.index()] = j;
                 stack.push(d);
@@ -205,21 +271,28 @@ pub(super) fn cuts(p: &Puzzle, adj: &[Vec<CellId>]) -> Vec<Cut> {
 /// `O(border * edges)`. A cell whose eight surrounding cells are all open
 /// is in no cut of two: they form a cycle of moves (either kind) through
 /// all its neighbours, which stays connected without any one cell, so
-/// removing it as well disconnects nothing.
+/// removing it as well disconnects nothing. The searches run on the
+/// board with the cells that are in no cut of two merged
+/// ([`Graph::merged`]).
 pub(super) fn pairs(p: &Puzzle, g: &Graph, single: &[bool]) -> Vec<[CellId; 2]> {
     let n = g.len();
-    let border: Vec<usize> = (0..n)
-        .filter(|&c| !single[c] && on_border(p, CellId(c as u32)))
+    let border: Vec<bool> = (0..n)
+        .map(|c| !single[c] && on_border(p, CellId(c as u32)))
         .collect();
-    let mut tarjan = Tarjan::new(n);
+    let (merged, vertex) = g.merged(&border);
+    let border: Vec<usize> = (0..n).filter(|&c| border[c]).collect();
+    let mut tarjan = Tarjan::new(merged.len());
     let mut out = Vec::new();
     for (i, &a) in border.iter().enumerate() {
         let later = &border[i + 1..];
         if later.is_empty() {
             break;
         }
-        tarjan.run(g, Some(a));
-        let with_a = later.iter().filter(|&&b| tarjan.cut[b]);
+        // From the first other cell, as [`cut_cells`] does (on a board
+        // in pieces, the cuts of that cell's piece).
+        let root = vertex[usize::from(a == 0)];
+        tarjan.run(&merged, root as usize, Some(vertex[a] as usize));
+        let with_a = later.iter().filter(|&&b| tarjan.cut[vertex[b] as usize]);
         out.extend(with_a.map(|&b| [CellId(a as u32), CellId(b as u32)]));
     }
     out
@@ -253,7 +326,7 @@ fn on_border(p: &Puzzle, c: CellId) -> bool {
 /// those of cell 0's piece of the board ([`Tarjan::run`]).
 pub(super) fn cut_cells(g: &Graph) -> (Vec<bool>, usize) {
     let mut t = Tarjan::new(g.len());
-    let reached = t.run(g, None);
+    let reached = if g.len() == 0 { 0 } else { t.run(g, 0, None) };
     (t.cut, reached)
 }
 
@@ -285,21 +358,18 @@ impl Tarjan {
         }
     }
 
-    /// Sets `cut` to the cut cells of the board without `removed`, from
-    /// the first other cell; returns how many cells that reaches. A move
+    /// Sets `cut` to the cut vertices of the graph without `removed`, in
+    /// the piece of `root`; returns how many vertices that piece has. A move
     /// back to the parent lowers the low point to the parent's order,
     /// which changes no verdict (a cell is a cut when a child's low point
     /// is not below the cell's own order), so the search need not know
     /// the parent of a cell until it leaves it.
-    fn run(&mut self, g: &Graph, removed: Option<usize>) -> usize {
+    fn run(&mut self, g: &Graph, root: usize, removed: Option<usize>) -> usize {
         self.cut.fill(false);
         self.order.fill(UNSEEN);
         if let Some(r) = removed {
             self.order[r] = REMOVED;
         }
-        let Some(root) = (0..g.len()).find(|&c| Some(c) != removed) else {
-            return 0;
-        };
         // Slices, so that their starts and lengths stay in registers.
         let (order, cut, stack) = (&mut self.order[..], &mut self.cut[..], &mut self.stack);
         let (first, next) = (&g.first[..], &g.next[..]);
@@ -312,7 +382,7 @@ impl Tarjan {
         let mut root_children = 0;
         loop {
             if e < end {
-                let w = next[e as usize].index();
+                let w = next[e as usize] as usize;
                 e += 1;
                 match order[w] {
                     UNSEEN => {
