@@ -156,6 +156,7 @@ impl Graph {
 }
 
 /// A cut of one or two open cells and the parts it leaves.
+#[derive(Default)]
 pub(super) struct Cut {
     pub cells: Vec<CellId>,
     /// Each open cell's part: [`NO_PART`] on the cut's own cells (and, on
@@ -166,6 +167,8 @@ pub(super) struct Cut {
     touches: Vec<[bool; 2]>,
     /// The two cells of a cut of two are next to each other.
     adjacent: bool,
+    /// A buffer for the search of the parts.
+    stack: Vec<CellId>,
 }
 
 /// The part of a cell in no part (see [`Cut::part`]).
@@ -176,43 +179,50 @@ impl Cut {
     /// them that their neighbours are in, numbered in the order the
     /// cells' neighbours (in turn, in id order) meet them.
     pub fn new(g: &Graph, cells: &[CellId]) -> Cut {
+        let mut cut = Cut::default();
+        cut.set(g, cells);
+        cut
+    }
+
+    /// Makes this the cut of `cells` ([`Cut::new`]) in the buffers of the
+    /// cut it was: the cuts of two are looked at one after the other, and
+    /// allocating each afresh cost 1.4K instructions a cut on a 9x9 board
+    /// (the search of its parts, 5K).
+    pub fn set(&mut self, g: &Graph, cells: &[CellId]) {
         // Marks the cut's own cells while the parts are searched.
         const ON_CUT: u32 = NO_PART - 1;
-        let mut part = vec![NO_PART; g.len()];
+        self.cells.clear();
+        self.cells.extend_from_slice(cells);
+        self.part.clear();
+        self.part.resize(g.len(), NO_PART);
+        self.sizes.clear();
+        self.touches.clear();
         for c in cells {
-            part[c.index()] = ON_CUT;
+            self.part[c.index()] = ON_CUT;
         }
-        let (mut sizes, mut touches) = (Vec::new(), Vec::<[bool; 2]>::new());
-        let mut stack = Vec::new();
         for (i, &c) in cells.iter().enumerate() {
             for s in g.neighbours(c) {
-                let j = match part[s.index()] {
+                let j = match self.part[s.index()] {
                     ON_CUT => continue,
                     NO_PART => {
-                        let j = sizes.len() as u32;
-                        sizes.push(fill_part(g, &mut part, &mut stack, s, j));
-                        touches.push([false; 2]);
+                        let j = self.sizes.len() as u32;
+                        let size = fill_part(g, &mut self.part, &mut self.stack, s, j);
+                        self.sizes.push(size);
+                        self.touches.push([false; 2]);
                         j
                     }
                     j => j,
                 };
-                touches[j as usize][i] = true;
+                self.touches[j as usize][i] = true;
             }
         }
         for c in cells {
-            part[c.index()] = NO_PART;
+            self.part[c.index()] = NO_PART;
         }
-        let adjacent = match *cells {
+        self.adjacent = match *cells {
             [a, b] => g.neighbours(a).any(|d| d == b),
             _ => false,
         };
-        Cut {
-            cells: cells.to_vec(),
-            part,
-            sizes,
-            touches,
-            adjacent,
-        }
     }
 
     /// How many parts the cut leaves.
@@ -565,9 +575,16 @@ impl<'c, 'k> Ways<'c, 'k> {
             below,
             span,
             pinned,
-            cells: vec![vec![false; if first { 0 } else { n + 1 }]; cut.cells.len()],
+            // Recorded only when all ways are looked for.
+            cells: match first {
+                true => Vec::new(),
+                false => vec![vec![false; n + 1]; cut.cells.len()],
+            },
             // Per part, +1 where a fitting interval starts, -1 past its end.
-            starts: vec![vec![0i64; if first { 0 } else { n + 2 }]; m],
+            starts: match first {
+                true => Vec::new(),
+                false => vec![vec![0i64; n + 2]; m],
+            },
             any: false,
             first,
         }

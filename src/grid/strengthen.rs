@@ -810,27 +810,34 @@ pub fn no_path_reason(p: &Puzzle) -> Option<String> {
             g.len()
         ));
     }
+    let anchors = anchors(p);
     dead_end_conflict(p, &g)
         .or_else(|| cut_conflict(p, &g, &single))
-        .or_else(|| parity_conflict(p))
-        .or_else(|| pair_cut_conflict(p, &g, &single))
+        .or_else(|| parity_conflict(p, &anchors))
+        .or_else(|| pair_cut_conflict(p, &g, &single, &anchors))
 }
 
 /// Why two cells whose removal cuts the board leave no path, if they do
 /// (see [`cuts`]): the path passes each once and runs through one part
 /// at a time in between, so four parts or more leave no path, and so do
 /// part sizes and numbers that fit no way of passing them.
-fn pair_cut_conflict(p: &Puzzle, g: &Graph, single: &[bool]) -> Option<String> {
-    let anchors = anchors(p);
+fn pair_cut_conflict(
+    p: &Puzzle,
+    g: &Graph,
+    single: &[bool],
+    anchors: &[(usize, CellId)],
+) -> Option<String> {
     let known = Known {
         n: g.len(),
-        anchors: &anchors,
+        anchors,
         ok: None,
     };
-    let cut = cuts::pairs(p, g, single)
-        .iter()
-        .map(|pair| Cut::new(g, pair))
-        .find(|cut| !cuts::fits(cut, &known))?;
+    // One cut, set to each pair in turn.
+    let mut cut = Cut::default();
+    cuts::pairs(p, g, single).into_iter().find(|pair| {
+        cut.set(g, pair);
+        !cuts::fits(&cut, &known)
+    })?;
     let (a, b) = (p.coord(cut.cells[0]), p.coord(cut.cells[1]));
     Some(match cut.parts() {
         parts if parts > 3 => format!(
@@ -853,11 +860,14 @@ fn pair_cut_conflict(p: &Puzzle, g: &Graph, single: &[bool]) -> Option<String> {
 /// every one of the second).
 /// `single`: the cut cells ([`cuts::cut_cells`]).
 fn cut_conflict(p: &Puzzle, g: &Graph, single: &[bool]) -> Option<String> {
-    let givens = p.givens();
-    for a in (0..g.len())
+    let mut cells = (0..g.len())
         .filter(|&a| single[a])
         .map(|a| CellId(a as u32))
-    {
+        .peekable();
+    // (Most boards have no such cell, and need no numbers.)
+    cells.peek()?;
+    let givens = p.givens();
+    for a in cells {
         let cut = Cut::new(g, &[a]);
         if cut.parts() > 2 {
             return Some(format!(
@@ -910,11 +920,17 @@ fn dead_end_conflict(p: &Puzzle, g: &Graph) -> Option<String> {
     if n < 2 {
         return None;
     }
+    let mut dead = (0..n as u32)
+        .map(CellId)
+        .filter(|&c| g.neighbours(c).len() <= 1)
+        .peekable();
+    // (Most boards have none, and need not look for the ends.)
+    dead.peek()?;
     let ends: Vec<CellId> = [p.start(), p.end()].into_iter().flatten().collect();
     let mut free = 2 - ends.len().min(2);
-    for c in (0..n as u32).map(CellId) {
+    for c in dead {
         let out = g.neighbours(c);
-        if out.len() > 1 || ends.contains(&c) {
+        if ends.contains(&c) {
             continue;
         }
         if let Some(k) = p.number(c) {
@@ -936,8 +952,9 @@ fn dead_end_conflict(p: &Puzzle, g: &Graph) -> Option<String> {
     None
 }
 
-/// Why the chessboard colouring leaves `p` without a solution, if it does.
-fn parity_conflict(p: &Puzzle) -> Option<String> {
+/// Why the chessboard colouring leaves `p` without a solution, if it does
+/// (`anchors`: the steps `p` fixes, [`anchors`]).
+fn parity_conflict(p: &Puzzle, anchors: &[(usize, CellId)]) -> Option<String> {
     if p.variant.diagonal() {
         return None;
     }
@@ -954,7 +971,7 @@ fn parity_conflict(p: &Puzzle) -> Option<String> {
         Ok(Some(0)) => Some((0, format!("{light} light cells against {dark}"))),
         Ok(Some(_)) => Some((1, format!("{dark} dark cells against {light}"))),
     };
-    for (k, c) in anchors(p) {
+    for &(k, c) in anchors {
         let on_odd = if k % 2 == 1 { colour(c) } else { 1 - colour(c) };
         match &odd {
             None => odd = Some((on_odd, format!("step {k} on cell {}", p.coord(c)))),
