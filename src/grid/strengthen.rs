@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use thiserror::Error;
 
 use super::compile::{CompileOptions, Extra, GridVars, NoRevisit};
-use super::cuts::{self, Known};
+use super::cuts::{self, Cut, Graph, Known};
 use super::moves::{Dir, Moves};
 use super::{CellId, Coord, Puzzle, Variant};
 use crate::ir::label::{label, Piece};
@@ -802,42 +802,46 @@ pub(super) fn add_no_path(p: &Puzzle, sys: &mut System) {
 /// (the reasons of [`no_path`], which `checkmate solve` also prints with
 /// an `unsat` answer).
 pub fn no_path_reason(p: &Puzzle) -> Option<String> {
-    let adj = adjacency(p);
-    if adj.is_empty() {
+    let g = Graph::new(p);
+    if g.len() == 0 {
         return None;
     }
-    let reached = distances(&adj, CellId(0))
-        .iter()
-        .filter(|d| d.is_some())
-        .count();
-    if reached < adj.len() {
+    let (single, reached) = cuts::cut_cells(&g);
+    if reached < g.len() {
         return Some(format!(
             "cell {} reaches {reached} of the {} open cells",
             p.coord(CellId(0)),
-            adj.len()
+            g.len()
         ));
     }
-    let single = cuts::cut_cells(&adj, None);
-    dead_end_conflict(p, &adj)
-        .or_else(|| cut_conflict(p, &adj, &single))
-        .or_else(|| parity_conflict(p))
-        .or_else(|| pair_cut_conflict(p, &adj, &single))
+    let anchors = anchors(p);
+    dead_end_conflict(p, &g)
+        .or_else(|| cut_conflict(p, &g, &single))
+        .or_else(|| parity_conflict(p, &anchors))
+        .or_else(|| pair_cut_conflict(p, &g, &single, &anchors))
 }
 
 /// Why two cells whose removal cuts the board leave no path, if they do
 /// (see [`cuts`]): the path passes each once and runs through one part
 /// at a time in between, so four parts or more leave no path, and so do
 /// part sizes and numbers that fit no way of passing them.
-fn pair_cut_conflict(p: &Puzzle, adj: &[Vec<CellId>], single: &[bool]) -> Option<String> {
-    let anchors = anchors(p);
+fn pair_cut_conflict(
+    p: &Puzzle,
+    g: &Graph,
+    single: &[bool],
+    anchors: &[(usize, CellId)],
+) -> Option<String> {
     let known = Known {
-        n: adj.len(),
-        anchors: &anchors,
+        n: g.len(),
+        anchors,
         ok: None,
     };
-    let cut = cuts::pairs(p, adj, single)
-        .into_iter()
-        .find(|cut| !cuts::fits(cut, &known))?;
+    // One cut, set to each pair in turn.
+    let mut cut = Cut::default();
+    cuts::pairs(p, g, single).into_iter().find(|pair| {
+        cut.set(g, pair);
+        !cuts::fits(&cut, &known)
+    })?;
     let (a, b) = (p.coord(cut.cells[0]), p.coord(cut.cells[1]));
     Some(match cut.parts() {
         parts if parts > 3 => format!(
@@ -859,26 +863,29 @@ fn pair_cut_conflict(p: &Puzzle, adj: &[Vec<CellId>], single: &[bool]) -> Option
 /// the second, and every waypoint of the first part before `a`'s and
 /// every one of the second).
 /// `single`: the cut cells ([`cuts::cut_cells`]).
-fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>], single: &[bool]) -> Option<String> {
-    let givens = p.givens();
-    for a in (0..adj.len())
+fn cut_conflict(p: &Puzzle, g: &Graph, single: &[bool]) -> Option<String> {
+    let mut cells = (0..g.len())
         .filter(|&a| single[a])
         .map(|a| CellId(a as u32))
-    {
-        let (part, sizes) = cuts::parts_without(adj, &[a]);
-        if sizes.len() > 2 {
+        .peekable();
+    // (Most boards have no such cell, and need no numbers.)
+    cells.peek()?;
+    let givens = p.givens();
+    for a in cells {
+        let cut = Cut::new(g, &[a]);
+        if cut.parts() > 2 {
             return Some(format!(
                 "removing cell {} leaves {} parts, and a path joins two at most",
                 p.coord(a),
-                sizes.len()
+                cut.parts()
             ));
         }
         // The order with part `first` before `a`.
         let fits = |first: u32| {
-            let side = |c: CellId| match part[c.index()] {
-                None => 1,
-                Some(x) if x == first => 0,
-                Some(_) => 2,
+            let side = |c: CellId| match cut.part_of(c) {
+                _ if c == a => 1,
+                x if x == first => 0,
+                _ => 2,
             };
             match p.variant {
                 Variant::Waypoint => {
@@ -891,7 +898,7 @@ fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>], single: &[bool]) -> Option<Stri
                         && on(1).max() < on(2).min()
                 }
                 _ => {
-                    let len = sizes[first as usize];
+                    let len = cut.sizes()[first as usize];
                     givens.iter().all(|&(k, c)| match side(c) {
                         0 => k as usize <= len,
                         1 => k as usize == len + 1,
@@ -912,16 +919,22 @@ fn cut_conflict(p: &Puzzle, adj: &[Vec<CellId>], single: &[bool]) -> Option<Stri
 
 /// Why the cells with one neighbour, which only an end of the path can
 /// be on, leave no path, if they do.
-fn dead_end_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
-    let n = adj.len();
+fn dead_end_conflict(p: &Puzzle, g: &Graph) -> Option<String> {
+    let n = g.len();
     if n < 2 {
         return None;
     }
+    let mut dead = (0..n as u32)
+        .map(CellId)
+        .filter(|&c| g.neighbours(c).len() <= 1)
+        .peekable();
+    // (Most boards have none, and need not look for the ends.)
+    dead.peek()?;
     let ends: Vec<CellId> = [p.start(), p.end()].into_iter().flatten().collect();
     let mut free = 2 - ends.len().min(2);
-    for (i, out) in adj.iter().enumerate() {
-        let c = CellId(i as u32);
-        if out.len() > 1 || ends.contains(&c) {
+    for c in dead {
+        let out = g.neighbours(c);
+        if ends.contains(&c) {
             continue;
         }
         if let Some(k) = p.number(c) {
@@ -943,8 +956,9 @@ fn dead_end_conflict(p: &Puzzle, adj: &[Vec<CellId>]) -> Option<String> {
     None
 }
 
-/// Why the chessboard colouring leaves `p` without a solution, if it does.
-fn parity_conflict(p: &Puzzle) -> Option<String> {
+/// Why the chessboard colouring leaves `p` without a solution, if it does
+/// (`anchors`: the steps `p` fixes, [`anchors`]).
+fn parity_conflict(p: &Puzzle, anchors: &[(usize, CellId)]) -> Option<String> {
     if p.variant.diagonal() {
         return None;
     }
@@ -961,7 +975,7 @@ fn parity_conflict(p: &Puzzle) -> Option<String> {
         Ok(Some(0)) => Some((0, format!("{light} light cells against {dark}"))),
         Ok(Some(_)) => Some((1, format!("{dark} dark cells against {light}"))),
     };
-    for (k, c) in anchors(p) {
+    for &(k, c) in anchors {
         let on_odd = if k % 2 == 1 { colour(c) } else { 1 - colour(c) };
         match &odd {
             None => odd = Some((on_odd, format!("step {k} on cell {}", p.coord(c)))),
