@@ -106,26 +106,26 @@ impl Graph {
     fn merged(&self, keep: &[bool]) -> (Graph, Vec<u32>) {
         const NONE: u32 = u32::MAX;
         let n = self.len();
-        let mut node = vec![NONE; n];
+        let mut vertex = vec![NONE; n];
         // The cells of each vertex, vertex by vertex: `cells[starts[v]..starts[v + 1]]`.
         let mut cells: Vec<u32> = (0..n as u32).filter(|&c| keep[c as usize]).collect();
         for (v, &c) in cells.iter().enumerate() {
-            node[c as usize] = v as u32;
+            vertex[c as usize] = v as u32;
         }
         let mut starts: Vec<u32> = (0..=cells.len() as u32).collect();
         for c in 0..n {
-            if node[c] != NONE {
+            if vertex[c] != NONE {
                 continue;
             }
             let v = starts.len() as u32 - 1;
             let mut i = cells.len();
-            node[c] = v;
+            vertex[c] = v;
             cells.push(c as u32);
             while let Some(&x) = cells.get(i) {
                 i += 1;
                 for &d in self.moves(x as usize) {
-                    if node[d as usize] == NONE {
-                        node[d as usize] = v;
+                    if vertex[d as usize] == NONE {
+                        vertex[d as usize] = v;
                         cells.push(d);
                     }
                 }
@@ -142,7 +142,7 @@ impl Graph {
             let members = &cells[starts[v as usize] as usize..starts[v as usize + 1] as usize];
             for &c in members {
                 for &d in self.moves(c as usize) {
-                    let w = node[d as usize];
+                    let w = vertex[d as usize];
                     if w != v && listed_by[w as usize] != v {
                         listed_by[w as usize] = v;
                         next.push(w);
@@ -151,7 +151,7 @@ impl Graph {
             }
             first.push(next.len() as u32);
         }
-        (Graph { first, next }, node)
+        (Graph { first, next }, vertex)
     }
 }
 
@@ -376,19 +376,19 @@ pub(super) fn cut_cells(g: &Graph) -> (Vec<bool>, usize) {
 /// buffers kept from one run to the next (the cuts of two run it once per
 /// border cell).
 struct Tarjan {
-    /// Each cell's place in the search order: [`UNSEEN`] before the search
-    /// reaches it, [`REMOVED`] on the cell left out.
+    /// Each vertex's place in the search order: [`UNSEEN`] before the
+    /// search reaches it, [`REMOVED`] on the vertex left out.
     order: Vec<u32>,
     cut: Vec<bool>,
-    /// The cells the search is inside of, from the root: each with its
+    /// The vertices the search is inside of, from the root: each with its
     /// low point so far and the place of its next move in [`Graph::next`].
     stack: Vec<(u32, u32, u32)>,
 }
 
-/// The order of a cell the search has not reached.
+/// The order of a vertex the search has not reached.
 const UNSEEN: u32 = u32::MAX;
-/// The order of the cell left out: seen already, so the search does not
-/// enter it, and later than every cell, so it lowers no low point.
+/// The order of the vertex left out: seen already, so the search does
+/// not enter it, and later than every vertex, so it lowers no low point.
 const REMOVED: u32 = u32::MAX - 1;
 
 impl Tarjan {
@@ -403,9 +403,9 @@ impl Tarjan {
     /// Sets `cut` to the cut vertices of the graph without `removed`, in
     /// the piece of `root`; returns how many vertices that piece has. A move
     /// back to the parent lowers the low point to the parent's order,
-    /// which changes no verdict (a cell is a cut when a child's low point
-    /// is not below the cell's own order), so the search need not know
-    /// the parent of a cell until it leaves it.
+    /// which changes no verdict (a vertex is a cut when a child's low
+    /// point is not below the vertex's own order), so the search need not
+    /// know the parent of a vertex until it leaves it.
     fn run(&mut self, g: &Graph, root: usize, removed: Option<usize>) -> usize {
         // Slices, so that their starts and lengths stay in registers.
         let n = g.len();
@@ -417,7 +417,7 @@ impl Tarjan {
         }
         let (first, next) = (&g.first[..], &g.next[..]);
         stack.clear();
-        // The cell searched, its low point, and its next and last move.
+        // The vertex searched, its low point, and its next and last move.
         let (mut v, mut low) = (root, 0);
         let (mut e, mut end) = (first[v], first[v + 1]);
         order[root] = 0;
