@@ -113,7 +113,11 @@ def structure(outdir):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        # `--help` (or any option) is not a directory to write into.
+        if len(sys.argv) == 2 and sys.argv[1] in ("-h", "--help"):
+            print(__doc__.strip())
+            return
         sys.exit(__doc__.strip().splitlines()[-1])
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)

@@ -6,7 +6,7 @@
 //!
 //! Input: a [`System`] and a bound `k` (frames `0..=k`, goal at `k`).
 //! Output: [`Domains`], for every variable and step the allowed value
-//! indices (0-based, in [`Domain::values`] order); frozen variables have
+//! indices (0-based, in [`Domain::values`](crate::ir::Domain::values) order); frozen variables have
 //! one set, shared by all steps.
 //!
 //! Invariants: the analysis is an over-approximation (non-relational
@@ -57,7 +57,7 @@ pub(crate) const BUDGET: u64 = 60_000_000;
 
 /// A removal's number (from 1; 0: never): the analysis removes each
 /// value at most once, so the count of values bounds it
-/// ([`Domains::compute`] does not start when they would not fit).
+/// ([`Domains::compute_skipping`] does not start when they would not fit).
 type Tick = u32;
 
 /// A conjunct of a constraint ("atom"): `p1 | (p2 | (… | leaf))` for
@@ -191,7 +191,7 @@ pub(crate) struct Domains {
     /// The values of the variable being pruned still supported (a
     /// buffer kept between variables).
     alive: Vec<bool>,
-    /// Support from the invariants only (see [`Domains::compute`]).
+    /// Support from the invariants only (see [`Domains::compute_skipping`]).
     invar_only: bool,
     /// `invar_holds[t * invars + c]`: INVAR `c` holds at step `t` in every
     /// state the final sets allow; `trans_holds[t * trans + c]` the same

@@ -356,8 +356,9 @@ impl SatModel {
 /// within 2 s 39 -> 41 of 48, median wall per half 0.52/0.44 -> 0.67/0.53
 /// s: noise), the legs as decisions too (conflicts summed over 7 hard
 /// seeds 517k -> 571k). The bans of rings up to 3 squares cost 40% of a
-/// 9x9's instructions (19.0M against 11.7M with the 2x2 block's alone)
-/// but pay on big boards: open 15x15, seeds 1-48, `--jobs 1`, conflicts
+/// 9x9's instructions (19.0M against 11.7M with the 2x2 block's alone,
+/// at the time; the whole waypoint-9x9-unique-s3 solve is 15.3M since
+/// the cheaper model build and domain analysis of 2026-12) but pay on big boards: open 15x15, seeds 1-48, `--jobs 1`, conflicts
 /// summed 1.13M against 2.05M, median 9.5k against 18.7k, fewer on 35 of
 /// the 48.
 ///

@@ -6,7 +6,7 @@
 //! and phase 2's experiments by exact model counts (#SAT,
 //! [`Knowledge::count_exact`]) of every outcome, and backbones for the
 //! fixed-variable strategies; or, for a play, every step until few codes
-//! remain ([`Options::list_at`]), when the codes still possible
+//! remain ([`Options::list_at`](super::Options::list_at)), when the codes still possible
 //! are listed and the explicit side takes over.
 //!
 //! Ranks, usefulness, possibility and tie rules are the planner's
@@ -341,7 +341,7 @@ impl<'g> Engine<'g> {
     }
 
     /// A play on a game whose codes were not listed: symbolic steps while
-    /// more than [`Options::symbolic_above`] codes remain, then the codes
+    /// more than [`Options::symbolic_above`](super::Options::symbolic_above) codes remain, then the codes
     /// still possible are listed and the play goes on explicitly.
     pub(super) fn play_lazy(&mut self, secret: &str) -> Result<Vec<Step>, HybridError> {
         let code = self.secret_code(secret)?;

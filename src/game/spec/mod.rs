@@ -2,7 +2,7 @@
 //! typed syntax tree, its printer, and the evaluation of formulas on a
 //! concrete code.
 //!
-//! Input: spec text (see [`parse`]) or a [`Spec`] built by a generator
+//! Input: spec text (see [`parse()`]) or a [`Spec`] built by a generator
 //! (`game::generate`). Output: a resolved [`Spec`], whose formulas refer to
 //! variables, mappings and parameters by index; printing a spec with
 //! [`fmt::Display`] gives text that parses back to an equal spec.
@@ -479,7 +479,7 @@ fn write_list(out: &mut fmt::Formatter<'_>, items: &[String], per_line: usize) -
 }
 
 impl fmt::Display for Spec {
-    /// The spec as text that [`parse`] reads back to an equal spec.
+    /// The spec as text that [`parse()`] reads back to an equal spec.
     fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         for line in &self.header {
             if line.is_empty() {
