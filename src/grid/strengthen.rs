@@ -819,7 +819,91 @@ pub fn no_path_reason(p: &Puzzle) -> Option<String> {
     dead_end_conflict(p, &g)
         .or_else(|| cut_conflict(p, &g, &single))
         .or_else(|| parity_conflict(p, &anchors))
+        .or_else(|| split_conflict(p, &anchors))
         .or_else(|| pair_cut_conflict(p, &g, &single, &anchors))
+}
+
+/// Why a stretch of the path that the numbers make as short as the board
+/// allows, from the border to the border, leaves no path, if one does
+/// (numbrix: the moves are orthogonal and the steps are known).
+///
+/// Numbers `i` on cell `a` and `j` on cell `b` that are `j - i` moves
+/// apart on the board make steps `i..=j` a shortest way from `a` to `b`:
+/// its cells are among those on some shortest way (`d(a, c) + d(c, b) =
+/// d(a, b)`). With `a` and `b` on the border, that way is a curve across
+/// the board (through the cells' centres, and out to the edge at both
+/// ends) which no move of the rest of the path crosses: a move joins two
+/// centres a unit apart, and so meets the curve only in a cell of it.
+/// The border cells on either side of it stay on their side. When
+/// `i = 1` or `j` is the last step, the rest of the path is one walk,
+/// which cannot reach both sides: an open border cell off every shortest
+/// way on each side leaves no path. (King moves cross each other, and a
+/// waypoint's steps are not known: neither is looked at.)
+///
+/// Why: a CDCL solver refutes this only by exhausting the ways across; a
+/// random 4x40 numbrix board with `1` and `10` nine moves apart on
+/// opposite long sides was undecided after 10 s.
+fn split_conflict(p: &Puzzle, anchors: &[(usize, CellId)]) -> Option<String> {
+    let (rows, cols, n) = (p.rows(), p.cols(), p.open_count());
+    if p.variant != Variant::Numbrix || rows < 2 || cols < 2 {
+        return None;
+    }
+    // The border cells clockwise from the top-left corner (each once:
+    // the board has two rows and two columns at least).
+    let ring: Vec<Coord> = (0..cols)
+        .map(|col| Coord { row: 0, col })
+        .chain((1..rows).map(|row| Coord { row, col: cols - 1 }))
+        .chain((0..cols - 1).rev().map(|col| Coord { row: rows - 1, col }))
+        .chain((1..rows - 1).rev().map(|row| Coord { row, col: 0 }))
+        .collect();
+    let place = |c: CellId| ring.iter().position(|&at| at == p.coord(c));
+    let mut ends = anchors
+        .iter()
+        .filter(|&&(k, c)| (k == 1 || k == n) && place(c).is_some())
+        .peekable();
+    // (Most boards have neither end given on the border.)
+    ends.peek()?;
+    let adj = adjacency(p);
+    for &(k, e) in ends {
+        let from_e = distances(&adj, e);
+        for &(j, b) in anchors {
+            let d = k.abs_diff(j);
+            let (Some(pe), Some(pb)) = (place(e), place(b)) else {
+                continue;
+            };
+            if j == k || from_e[b.index()] != Some(d) {
+                continue;
+            }
+            let from_b = distances(&adj, b);
+            // An open border cell on no shortest way from `e` to `b`
+            // (never on the stretch), strictly between `from` and `to`
+            // clockwise.
+            let off_way = |from: usize, to: usize| {
+                let len = (to + ring.len() - from) % ring.len();
+                (1..len).map(|i| ring[(from + i) % ring.len()]).find(|&at| {
+                    p.cell_id(at).is_some_and(|c| {
+                        !matches!((from_e[c.index()], from_b[c.index()]),
+                                (Some(x), Some(y)) if x + y == d)
+                    })
+                })
+            };
+            if let (Some(x), Some(y)) = (off_way(pe, pb), off_way(pb, pe)) {
+                let (lo, hi) = if k < j {
+                    ((k, e), (j, b))
+                } else {
+                    ((j, b), (k, e))
+                };
+                return Some(format!(
+                    "{} at {} and {} at {} are as few moves apart as the board allows, so the path between them runs from the border to the border and parts cells {x} and {y}, which the rest of the path (one walk) would have to join",
+                    lo.0,
+                    p.coord(lo.1),
+                    hi.0,
+                    p.coord(hi.1),
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// Why two cells whose removal cuts the board leave no path, if they do
@@ -1632,6 +1716,19 @@ mod tests {
         assert_eq!(reason("variant: waypoint\n1 2\n. .\n"), None);
         assert_eq!(reason("variant: numbrix\n1 .\n. 3\n"), None);
         assert!(reason("variant: numbrix\n1 .\n. 4\n").is_some());
+        // `1` and `3` two moves apart across the board: the rest of the
+        // path cannot reach both sides; along the border it can.
+        let why = reason("variant: numbrix\n. 3 . .\n. . . .\n. 1 . .\n").unwrap();
+        assert!(why.contains("as few moves apart"), "{why}");
+        assert_eq!(
+            reason("variant: numbrix\n3 . . .\n. . . .\n1 . . .\n"),
+            None
+        );
+        // Not the last step either way: both sides may have a walk.
+        assert_eq!(
+            reason("variant: numbrix\n. 4 . .\n. . . .\n. 2 . .\n"),
+            None
+        );
         // Two more cells of one colour: no path at all.
         let text = "X . . .\n. . . .\n. . . .\n. . . X\n";
         assert!(reason(&format!("variant: numbrix\n{text}")).is_some());
@@ -1760,6 +1857,60 @@ mod tests {
         assert!(
             conflicts > 1000 && paths > 1000,
             "{conflicts} conflicts, {paths} paths"
+        );
+    }
+
+    #[test]
+    fn a_split_is_called_only_where_no_path_exists() {
+        // Numbrix boards of 3x4, 4x4 and 3x5, open or with one blocked
+        // cell, `1` (or the last step) on a border cell and the number
+        // as many moves away on another border cell: wherever the split
+        // is named, no solution exists; it is named on some boards, and
+        // some boards with such a pair have solutions.
+        let (mut named, mut solved) = (0, 0);
+        for (rows, cols) in [(3, 4), (4, 4), (3, 5)] {
+            let cells = rows * cols;
+            for blocked in std::iter::once(None).chain((0..cells).map(Some)) {
+                let open: Vec<usize> = (0..cells).filter(|&i| Some(i) != blocked).collect();
+                let n = open.len();
+                let border = |i: usize| {
+                    let (r, c) = (i / cols, i % cols);
+                    r == 0 || c == 0 || r + 1 == rows || c + 1 == cols
+                };
+                for &a in open.iter().filter(|&&a| border(a)) {
+                    for &b in open.iter().filter(|&&b| b != a && border(b)) {
+                        let d = (a / cols).abs_diff(b / cols) + (a % cols).abs_diff(b % cols);
+                        for (ka, kb) in [(1, 1 + d), (n, n - d)] {
+                            let mark = |i: usize| match i {
+                                _ if Some(i) == blocked => "X".to_string(),
+                                _ if i == a => ka.to_string(),
+                                _ if i == b => kb.to_string(),
+                                _ => ".".to_string(),
+                            };
+                            let grid: String = (0..rows)
+                                .map(|r| {
+                                    (0..cols)
+                                        .map(|c| mark(r * cols + c))
+                                        .collect::<Vec<_>>()
+                                        .join(" ")
+                                        + "\n"
+                                })
+                                .collect();
+                            let p = parse::parse(&format!("variant: numbrix\n{grid}")).unwrap();
+                            let path = !all_paths(&p).is_empty();
+                            if let Some(why) = split_conflict(&p, &anchors(&p)) {
+                                assert!(!path, "{why}, but the board has a path:\n{grid}");
+                                named += 1;
+                            }
+                            solved += usize::from(path);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            named > 100 && solved > 100,
+            "{named} named, {solved} solved"
         );
     }
 
