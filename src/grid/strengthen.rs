@@ -857,23 +857,26 @@ fn split_conflict(p: &Puzzle, anchors: &[(usize, CellId)]) -> Option<String> {
         .chain((1..rows - 1).rev().map(|row| Coord { row, col: 0 }))
         .collect();
     let place = |c: CellId| ring.iter().position(|&at| at == p.coord(c));
-    let mut ends = anchors
+    let ends: Vec<(usize, CellId, usize)> = anchors
         .iter()
-        .filter(|&&(k, c)| (k == 1 || k == n) && place(c).is_some())
-        .peekable();
+        .filter(|&&(k, _)| k == 1 || k == n)
+        .filter_map(|&(k, c)| Some((k, c, place(c)?)))
+        .collect();
     // (Most boards have neither end given on the border.)
-    ends.peek()?;
+    if ends.is_empty() {
+        return None;
+    }
     let adj = adjacency(p);
-    for &(k, e) in ends {
+    for (k, e, pe) in ends {
         let from_e = distances(&adj, e);
         for &(j, b) in anchors {
             let d = k.abs_diff(j);
-            let (Some(pe), Some(pb)) = (place(e), place(b)) else {
-                continue;
-            };
             if j == k || from_e[b.index()] != Some(d) {
                 continue;
             }
+            let Some(pb) = place(b) else {
+                continue;
+            };
             let from_b = distances(&adj, b);
             // An open border cell on no shortest way from `e` to `b`
             // (never on the stretch), strictly between `from` and `to`
@@ -1791,6 +1794,20 @@ mod tests {
         out
     }
 
+    /// A board's rows as puzzle text: `mark(i)` for cell `i` (row by
+    /// row), space separated.
+    fn board_text<M: AsRef<str>>(rows: usize, cols: usize, mark: impl Fn(usize) -> M) -> String {
+        (0..rows)
+            .map(|r| {
+                (0..cols)
+                    .map(|c| mark(r * cols + c).as_ref().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+                    + "\n"
+            })
+            .collect()
+    }
+
     #[test]
     fn no_path_is_right_on_every_small_board() {
         // Every 3x3 and 2x4 board (each set of blocked cells), with `1` on
@@ -1822,15 +1839,7 @@ mod tests {
                                 _ if Some(i) == b => &second,
                                 _ => ".",
                             };
-                            let grid: String = (0..rows)
-                                .map(|r| {
-                                    (0..cols)
-                                        .map(|c| mark(r * cols + c))
-                                        .collect::<Vec<_>>()
-                                        .join(" ")
-                                        + "\n"
-                                })
-                                .collect();
+                            let grid = board_text(rows, cols, mark);
                             let Ok(p) = parse::parse(&format!("variant: {variant}\n{grid}")) else {
                                 continue;
                             };
@@ -1887,15 +1896,7 @@ mod tests {
                                 _ if i == b => kb.to_string(),
                                 _ => ".".to_string(),
                             };
-                            let grid: String = (0..rows)
-                                .map(|r| {
-                                    (0..cols)
-                                        .map(|c| mark(r * cols + c))
-                                        .collect::<Vec<_>>()
-                                        .join(" ")
-                                        + "\n"
-                                })
-                                .collect();
+                            let grid = board_text(rows, cols, mark);
                             let p = parse::parse(&format!("variant: numbrix\n{grid}")).unwrap();
                             let path = !all_paths(&p).is_empty();
                             if let Some(why) = split_conflict(&p, &anchors(&p)) {
