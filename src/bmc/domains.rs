@@ -29,7 +29,8 @@
 //! at only when a variable it reads (or assigns) lost a value at the
 //! steps it reads since the step's images were last visited
 //! ([`Watch`]); a run of `x = c` guards in a
-//! `case` is a table look-up on `x`. Expressions are compiled
+//! `case` is a table look-up on `x`; the image of an accumulator
+//! `next(v) := v | next(x) = c` is two look-ups ([`Accumulator`]). Expressions are compiled
 //! once ([`super::program`]): value sets are bitsets in one arena (no
 //! allocation per evaluation), `x = c` knows `c`'s value index, and a
 //! DEFINE's truth value is remembered until the next removal. The tables
@@ -532,6 +533,8 @@ struct Model<'s> {
     init_assign_n: Vec<NodeId>,
     next_assign_n: Vec<NodeId>,
     goal_n: NodeId,
+    /// Per next assignment, its [`Accumulator`] form when it has one.
+    next_accum: Vec<Option<Accumulator>>,
     /// The disjuncts of each compiled atom and assignment, by the same
     /// index.
     invar_parts: Vec<Parts>,
@@ -548,6 +551,54 @@ struct Model<'s> {
     watch_init: Watch,
     watch_cur: Watch,
     watch_next: Watch,
+}
+
+/// A next assignment `next(v) := v | next(x) = c` of a boolean `v` (the
+/// flag of a path model that says a cell was visited): `v` becomes true
+/// once `x` takes value `c` and stays true. Its image is two look-ups,
+/// computed directly ([`Domains::accumulate`]): that is cheaper than
+/// finding out whether the inputs changed, and than evaluating the
+/// expression (the same image: the truth of the disjunction).
+#[derive(Clone, Copy)]
+struct Accumulator {
+    x: VarId,
+    /// `c`'s value index in `x`'s domain (`None`: not in it).
+    j: Option<u32>,
+}
+
+/// Whether a test asked for no [`Accumulator`] (see the tests).
+#[cfg(test)]
+fn generic_only() -> bool {
+    tests::GENERIC_ONLY.get()
+}
+
+#[cfg(not(test))]
+fn generic_only() -> bool {
+    false
+}
+
+impl Accumulator {
+    fn of(p: &Program, v: VarId, n: NodeId) -> Option<Accumulator> {
+        let Node::Or(xs) = p.nodes[n as usize] else {
+            return None;
+        };
+        let kids = &p.kids[xs.range()];
+        let &[a, b] = kids else { return None };
+        let flag =
+            |k: NodeId| matches!(p.nodes[k as usize], Node::Copy { var, next: false } if var == v);
+        let hit = |k: NodeId| match p.nodes[k as usize] {
+            Node::EqConst { var, next: true, j } if var != v => Some(Accumulator { x: var, j }),
+            _ => None,
+        };
+        if !matches!(p.places[v.index()], Place::Bool) {
+            return None;
+        }
+        match (flag(a), flag(b)) {
+            (true, _) => hit(b),
+            (_, true) => hit(a),
+            _ => None,
+        }
+    }
 }
 
 /// Who reads the copies of one step (see [`Model::watch_init`]):
@@ -806,7 +857,11 @@ impl<'s> Model<'s> {
         let trans_parts = parts(&trans_n);
         let init_assign_parts = parts(&init_assign_n);
         let next_assign_parts = parts(&next_assign_n);
+        let next_accum = (sys.next_assign.iter().zip(&next_assign_n))
+            .map(|(a, &n)| Accumulator::of(&prog, a.var, n).filter(|_| !generic_only()))
+            .collect();
         Model {
+            next_accum,
             watch_init,
             watch_cur,
             watch_next,
@@ -1251,6 +1306,15 @@ impl Domains {
             }
             // Unchanged inputs (and target: the right-hand side may read
             // it) since the last image: the same image.
+            if let Some(acc) = m.next_accum.get(i).copied().flatten().filter(|_| t > 0) {
+                if self.accumulate(acc, a.var, t) {
+                    changed = true;
+                    watch_here.readers[a.var.index()]
+                        .iter()
+                        .for_each(|&i| wake[i] = true);
+                }
+                continue;
+            }
             let (r, key) = match t {
                 0 => (&m.init_assign_reads[i], i),
                 _ => (&m.next_assign_reads[i], (t - 1) * assigns.len() + i),
@@ -1292,6 +1356,37 @@ impl Domains {
         }
         self.wake = wake;
         changed
+    }
+
+    /// Narrows `v` at `t` (> 0) to the image of its accumulator `acc`:
+    /// false may be when it may have been false (at `t - 1`) and `x` may
+    /// be another value than `c` (at `t`); true when it may have been
+    /// true or `x` may be `c`, or when false may not be. Whether anything
+    /// was removed.
+    fn accumulate(&mut self, acc: Accumulator, v: VarId, t: usize) -> bool {
+        // The three nodes the expression has.
+        self.work += 3;
+        let (was, now) = (self.at(v, t - 1), self.at(v, t));
+        let hit = acc
+            .j
+            .is_some_and(|j| self.bits[self.at(acc.x, self.step_of(acc.x, t)) + j as usize]);
+        let other = self.counts[self.copy_index(acc.x, self.step_of(acc.x, t))] > hit as usize;
+        // As [`Domains::truth`] has it: a disjunct that cannot be false
+        // makes the disjunction true (also when it cannot be true either,
+        // on an empty set: no solution then).
+        let (t_may, f_may) = match (self.bits[was], other) {
+            (true, true) => (self.bits[was + 1] || hit, true),
+            _ => (true, false),
+        };
+        let may = [f_may, t_may];
+        let mut narrowed = false;
+        for (j, may) in may.into_iter().enumerate() {
+            if !may && self.bits[now + j] {
+                self.remove(v, t, j);
+                narrowed = true;
+            }
+        }
+        narrowed
     }
 
     /// Sets `wake` for the readers in `w` of the copies at `step` that
@@ -2296,6 +2391,44 @@ impl Domains {
 mod tests {
     use super::*;
     use crate::ir::{Assign, Constraint, Domain};
+
+    thread_local! {
+        /// Set: no [`Accumulator`] is recognised (every image evaluated).
+        pub(super) static GENERIC_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// The accumulators' direct images give the same sets as evaluating
+    /// them, on the step models of every grid puzzle in `models/grid`
+    /// (solvable and not, the visited flags of all three variants) at
+    /// their exact bound and one step short of it.
+    #[test]
+    fn accumulators_give_the_images_the_evaluator_gives() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/models/grid");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let puzzle = crate::grid::parse::parse(&text).unwrap();
+            let sys = crate::grid::compile::compile(&puzzle);
+            let k = puzzle.open_count() - 1;
+            for k in [k, k.saturating_sub(1)] {
+                let fast = Domains::compute(&sys, k);
+                GENERIC_ONLY.set(true);
+                let slow = Domains::compute(&sys, k);
+                GENERIC_ONLY.set(false);
+                for (i, var) in sys.vars.iter().enumerate() {
+                    for t in 0..=k {
+                        let x = VarId(i as u32);
+                        let at = format!("{}: {}@{t} (bound {k})", path.display(), var.name);
+                        assert_eq!(fast.allowed(x, t), slow.allowed(x, t), "{at}");
+                    }
+                }
+            }
+            let m = Model::new(&sys, 1, &[]);
+            seen += m.next_accum.iter().flatten().count();
+        }
+        assert!(seen > 100, "only {seen} accumulators recognised");
+    }
 
     /// A counter `x` on a line `0..=5` that moves by one (or stays), must
     /// end on 5 at bound 5: at step `t` it can only be `t`.
