@@ -30,8 +30,9 @@
 //! steps it reads since the step's images were last visited
 //! ([`Watch`]); a run of `x = c` guards in a
 //! `case` is a table look-up on `x`; the image of an accumulator
-//! `next(v) := v | next(x) = c` is two look-ups ([`Accumulator`]). Expressions are compiled
-//! once ([`super::program`]): value sets are bitsets in one arena (no
+//! `next(v) := v | next(x) = c`, and whether it meets a value, are a few
+//! look-ups ([`Accumulator`]). Expressions are compiled once
+//! ([`super::program`]): value sets are bitsets in one arena (no
 //! allocation per evaluation), `x = c` knows `c`'s value index, and a
 //! DEFINE's truth value is remembered until the next removal. The tables
 //! grow with what is checked, not with what is declared: a frozen
@@ -1518,7 +1519,7 @@ impl Domains {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &before, |d, ctx| {
-                    d.meets(&m.prog, m.next_assign_n[*i], a.var, t, ctx)
+                    d.next_meets(m, *i, a.var, t, ctx)
                 });
             }
         }
@@ -1553,7 +1554,7 @@ impl Domains {
                     continue;
                 }
                 self.filter(x, t, alive, cls, &after, |d, ctx| {
-                    d.meets(&m.prog, m.next_assign_n[*i], a.var, t + 1, ctx)
+                    d.next_meets(m, *i, a.var, t + 1, ctx)
                 });
             }
         }
@@ -1749,6 +1750,23 @@ impl Domains {
         };
         self.free(img);
         out
+    }
+
+    /// [`Domains::meets`] of next assignment `i` (of `var`, at `step` >
+    /// 0): for an [`Accumulator`], its image worked out directly (the
+    /// same as evaluating it: see [`Domains::accumulate`]).
+    fn next_meets(&mut self, m: &Model, i: usize, var: VarId, step: usize, ctx: &Ctx) -> bool {
+        let Some(acc) = m.next_accum[i] else {
+            return self.meets(&m.prog, m.next_assign_n[i], var, step, ctx);
+        };
+        self.work += 3;
+        let hit = acc.j.is_some_and(|j| self.ok(ctx, acc.x, step, j as usize));
+        let other = self.n_ok(ctx, acc.x, step) > hit as usize;
+        let (t_may, f_may) = match (self.ok(ctx, var, step - 1, 0), other) {
+            (true, true) => (self.ok(ctx, var, step - 1, 1) || hit, true),
+            _ => (true, false),
+        };
+        (t_may && self.ok(ctx, var, step, 1)) || (f_may && self.ok(ctx, var, step, 0))
     }
 
     /// Whether value `j` of `var` is a possible value of `a`.
