@@ -48,8 +48,6 @@ fn tune_malloc() {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
     }
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    huge_heap();
 }
 
 /// How much the heap grows at a time (see [`tune_malloc`]).
@@ -62,59 +60,73 @@ const HUGE_HEAP: usize = 16 << 20;
 
 /// Asks for the next 16 MiB of the heap to be backed by transparent huge
 /// pages (honoured when `/sys/kernel/mm/transparent_hugepage/enabled` is
-/// `always` or `madvise`; a no-op otherwise): the heap of a short run is
-/// then faulted in one 2 MiB page at a time, not 4 KiB at a time (each
-/// fault ~1.8 us here, the kernel zeroing and accounting the page).
+/// `always` or `madvise`, a no-op otherwise): the heap is then faulted
+/// in one 2 MiB page at a time, not 4 KiB at a time (each fault ~1.8 us
+/// here, the kernel zeroing and accounting the page). For a command
+/// about to allocate megabytes, while it has one thread (`solve` of a
+/// board of [`cli::HUGE_HEAP_CELLS`] open cells or more), not at
+/// start-up: zeroing a 2 MiB page costs more than the faults it saves
+/// on a run that touches less than about a megabyte.
 ///
-/// How: the next small block comes from just past a fresh probe block;
-/// a filler block that ends at the next 2 MiB boundary is taken and
-/// never touched or freed (virtual memory only: no page of it but its
-/// header's is ever faulted in), so the blocks after it start on the
-/// boundary; taking it grows the heap by [`HUGE_HEAP`] (the padding is
-/// raised for this one growth), and the whole 2 MiB pages of that growth
-/// are advised. Only the pages touched are backed: a 9x9 `solve` touches
+/// How: a first 2 MiB block is taken from the heap's top, growing the
+/// heap by [`HUGE_HEAP`] (the padding is raised for this one growth);
+/// the whole 2 MiB pages of that growth from the first boundary a page
+/// past its end are advised, then a filler block up to that boundary is
+/// taken, so the blocks after it start on it. The two blocks are never
+/// touched or freed (virtual memory only: no page of them but their
+/// headers' is faulted in). The advice comes before anything in its
+/// range is touched: a 2 MiB block with a 4 KiB page in it already is
+/// never backed by a huge one (a filler that ran past the boundary and
+/// put the heap's header in it took that from half the runs). Only the pages touched are backed: a 9x9 `solve` touches
 /// 2-3 of them. Nothing here is needed for correctness: when a step
 /// fails the heap stays as it was.
 ///
-/// Measured (`solve --count 2` of the 9x9 numbrix s1/s2, hidato
-/// unique-s3, waypoint unique-s3; 61 interleaved runs of both builds):
-/// page faults 406 -> 113 (numbrix s1), 470 -> 115 (waypoint); CPU ms,
-/// medians 4.95/6.44/3.53/3.31 -> 4.84/6.29/3.44/3.08 (the 2 MiB pages
-/// are zeroed too, which takes back part of the faults saved); peak
-/// memory 5 -> 8 MB.
+/// Measured (`solve --count 2`, CPU ms, medians of 61-101 interleaved
+/// runs, asked at start-up against never): page faults 406 -> 113 on
+/// numbrix 9x9 s1, 470 -> 115 on waypoint 9x9 unique-s3; CPU numbrix
+/// 9x9 s1 3.96 -> 3.61, hidato 9x9 unique-s3 2.73 -> 2.43, waypoint 9x9
+/// unique-s3 2.98 -> 2.52, numbrix 12x12 s1 18.2 -> 16.8; hidato and
+/// waypoint 6x6 even; numbrix 5x5 1.59 -> 1.90, 3x3 1.02 -> 1.24,
+/// `--version` 0.53 -> 0.58 (hence not at start-up); peak memory of a
+/// 9x9 solve 5 -> 8 MB.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn huge_heap() {
+pub(crate) fn huge_heap() {
     const HUGE: usize = 2 << 20;
-    // SAFETY: malloc/free/sbrk(0)/madvise on the process's own heap,
-    // first thing in `main`, before any other thread exists; sbrk(0) only
-    // reads the break; MADV_HUGEPAGE changes no memory contents and only
-    // covers pages inside the heap (between the filler and the break).
+    // SAFETY: malloc/mallopt/sbrk(0)/madvise on the process's own heap,
+    // while the process has one thread (callers' contract; malloc is
+    // thread-safe anyway, the blocks taken only leave a gap); sbrk(0)
+    // only reads the break; MADV_HUGEPAGE changes no memory contents and
+    // only covers whole pages inside the heap (past the first block, up
+    // to the break).
     unsafe {
         // black_box: the compiler may otherwise elide an allocation whose
-        // block is never used (and it is not, but for where it lies).
-        let probe = std::hint::black_box(libc::malloc(16));
-        if probe.is_null() {
-            return;
-        }
-        let at = probe as usize;
-        let mut start = (at + HUGE) & !(HUGE - 1);
-        if start - at < 4096 {
-            start += HUGE;
-        }
-        // The filler's chunk header and the probe's take a few words.
+        // block is never used (and they are not, but for where they lie).
         libc::mallopt(libc::M_TOP_PAD, HUGE_HEAP as i32);
-        let filler = std::hint::black_box(libc::malloc(start - at - 64));
+        let first = std::hint::black_box(libc::malloc(HUGE));
         libc::mallopt(libc::M_TOP_PAD, TOP_PAD as i32);
-        libc::free(probe);
-        if filler.is_null() {
+        if first.is_null() {
             return;
         }
+        // Where the heap's free top starts (a chunk is its block and a
+        // 16-byte header; the header of the next one ends the block).
+        let top = first as usize + HUGE;
+        let start = (top + 4096 + HUGE - 1) & !(HUGE - 1);
         let end = libc::sbrk(0) as usize & !(HUGE - 1);
-        if end > start {
-            libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        if end <= start {
+            return;
         }
+        // Advised before anything in it is touched: a 2 MiB block with
+        // one 4 KiB page already in is never backed by a huge one.
+        libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+        // The rest of the top up to the boundary, with room for the
+        // headers, so the next blocks start on it.
+        std::hint::black_box(libc::malloc(start - top - 64));
     }
 }
+
+/// See the Linux version: elsewhere the heap is left as it is.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub(crate) fn huge_heap() {}
 
 /// Rust ignores SIGPIPE, so printing into a closed pipe (`checkmate … |
 /// head`) would panic; like other command-line tools, end quietly instead.

@@ -338,6 +338,9 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     let puzzle = load_puzzle(&args.puzzle)?;
     phase_done("parse", start);
+    if puzzle.open_count() >= super::HUGE_HEAP_CELLS {
+        crate::huge_heap();
+    }
     let timeout = args
         .timeout
         .map(|s| {
