@@ -81,14 +81,15 @@ const HUGE_HEAP: usize = 16 << 20;
 /// 2-3 of them. Nothing here is needed for correctness: when a step
 /// fails the heap stays as it was.
 ///
-/// Measured (`solve --count 2`, CPU ms, medians of 61-101 interleaved
-/// runs, asked at start-up against never): page faults 406 -> 113 on
-/// numbrix 9x9 s1, 470 -> 115 on waypoint 9x9 unique-s3; CPU numbrix
-/// 9x9 s1 3.96 -> 3.61, hidato 9x9 unique-s3 2.73 -> 2.43, waypoint 9x9
-/// unique-s3 2.98 -> 2.52, numbrix 12x12 s1 18.2 -> 16.8; hidato and
-/// waypoint 6x6 even; numbrix 5x5 1.59 -> 1.90, 3x3 1.02 -> 1.24,
-/// `--version` 0.53 -> 0.58 (hence not at start-up); peak memory of a
-/// 9x9 solve 5 -> 8 MB.
+/// Measured (`solve --count 2`): page faults 406 -> ~137 on numbrix
+/// 9x9 s1, 470 -> ~137 on waypoint 9x9 unique-s3 (asked at start-up,
+/// they were ~100-115, but every small run paid for a 2 MiB page: CPU
+/// ms, medians of 61-101 interleaved runs, numbrix 3x3 1.02 -> 1.24, 5x5
+/// 1.59 -> 1.90, `--version` 0.53 -> 0.58, hidato and waypoint 6x6
+/// even, numbrix 12x12 18.2 -> 16.8; 9x9 puzzles 0.3-0.46 ms less);
+/// peak memory of a 9x9 solve 5 -> 7-8 MB. CPU times on this shared
+/// machine drift by 10-30% between runs of one binary, so the faults
+/// are the firmer measure.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub(crate) fn huge_heap() {
     const HUGE: usize = 2 << 20;
