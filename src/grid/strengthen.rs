@@ -820,6 +820,7 @@ pub fn no_path_reason(p: &Puzzle) -> Option<String> {
         .or_else(|| cut_conflict(p, &g, &single))
         .or_else(|| parity_conflict(p, &anchors))
         .or_else(|| split_conflict(p, &anchors))
+        .or_else(|| leg_split_conflict(p))
         .or_else(|| pair_cut_conflict(p, &g, &single, &anchors))
 }
 
@@ -848,14 +849,7 @@ fn split_conflict(p: &Puzzle, anchors: &[(usize, CellId)]) -> Option<String> {
     if p.variant != Variant::Numbrix || rows < 2 || cols < 2 {
         return None;
     }
-    // The border cells clockwise from the top-left corner (each once:
-    // the board has two rows and two columns at least).
-    let ring: Vec<Coord> = (0..cols)
-        .map(|col| Coord { row: 0, col })
-        .chain((1..rows).map(|row| Coord { row, col: cols - 1 }))
-        .chain((0..cols - 1).rev().map(|col| Coord { row: rows - 1, col }))
-        .chain((1..rows - 1).rev().map(|row| Coord { row, col: 0 }))
-        .collect();
+    let ring = border_ring(p);
     let place = |c: CellId| ring.iter().position(|&at| at == p.coord(c));
     let ends: Vec<(usize, CellId, usize)> = anchors
         .iter()
@@ -904,6 +898,79 @@ fn split_conflict(p: &Puzzle, anchors: &[(usize, CellId)]) -> Option<String> {
                     p.coord(hi.1),
                 ));
             }
+        }
+    }
+    None
+}
+
+/// The border positions of a board of two rows and two columns at least,
+/// clockwise from the top-left corner, each once (open or not).
+fn border_ring(p: &Puzzle) -> Vec<Coord> {
+    let (rows, cols) = (p.rows(), p.cols());
+    (0..cols)
+        .map(|col| Coord { row: 0, col })
+        .chain((1..rows).map(|row| Coord { row, col: cols - 1 }))
+        .chain((0..cols - 1).rev().map(|col| Coord { row: rows - 1, col }))
+        .chain((1..rows - 1).rev().map(|row| Coord { row, col: 0 }))
+        .collect()
+}
+
+/// Why the stretch between two consecutive numbers on the border leaves
+/// no path, if it does (orthogonal moves: waypoint and numbrix).
+///
+/// The stretch of the path from number `a` to the next number `b` (the
+/// leg between two waypoints; numbrix: the steps between two given
+/// ones), both on border cells, is a curve across the board, as in
+/// [`split_conflict`]: no move of the rest of the path crosses it, and
+/// the border cells off it on either side of its ends stay on their side.
+/// The path before `a` is one walk, and it holds every number before
+/// `a`, none of them on the stretch; so does the path after `b` with the
+/// numbers after `b`. Numbers before `a` on border cells on both sides,
+/// or numbers after `b` on both sides, leave no path, whatever way the
+/// stretch takes. (King moves cross each other: hidato is not looked at.)
+///
+/// Why: a CDCL solver refutes this only by exhausting the ways across; a
+/// random open 12x12 waypoint board (waypoints 1 and 2 on the left and
+/// bottom sides, 7 and 8 on either side of them) took it 16 s.
+fn leg_split_conflict(p: &Puzzle) -> Option<String> {
+    if p.variant.diagonal() || p.rows() < 2 || p.cols() < 2 {
+        return None;
+    }
+    let ring = border_ring(p);
+    let place = |c: CellId| ring.iter().position(|&at| at == p.coord(c));
+    let marks: Vec<(u32, CellId, Option<usize>)> = p
+        .givens()
+        .into_iter()
+        .map(|(k, c)| (k, c, place(c)))
+        .collect();
+    for (i, pair) in marks.windows(2).enumerate() {
+        let [(ka, a, Some(pa)), (kb, b, Some(pb))] = *pair else {
+            continue;
+        };
+        // Whether ring position `at` is strictly between `pa` and `pb`
+        // clockwise (else on the other side, or an end).
+        let len = |from: usize, to: usize| (to + ring.len() - from) % ring.len();
+        let side = |at: usize| len(pa, at) < len(pa, pb);
+        let apart = |group: &[(u32, CellId, Option<usize>)]| {
+            let on = |s: bool| {
+                group
+                    .iter()
+                    .copied()
+                    .find(|m| m.2.is_some_and(|at| side(at) == s))
+            };
+            Some((on(true)?, on(false)?))
+        };
+        let (before, after) = (&marks[..i], &marks[i + 2..]);
+        if let Some((x, y)) = apart(before).or_else(|| apart(after)) {
+            return Some(format!(
+                "{ka} at {} and {kb} at {} are on the border, so the path between them parts the board, and {} at {} and {} at {} are on either side: the rest of the path on their side of it is one walk and would have to join them",
+                p.coord(a),
+                p.coord(b),
+                x.0,
+                p.coord(x.1),
+                y.0,
+                p.coord(y.1),
+            ));
         }
     }
     None
@@ -1869,6 +1936,16 @@ mod tests {
         );
     }
 
+    /// Brute force against a no-path argument on one board: asserts that
+    /// a board it names has no path; (1 if named, 1 if a path exists).
+    fn tally(p: &Puzzle, grid: &str, why: Option<String>) -> (usize, usize) {
+        let path = !all_paths(p).is_empty();
+        if let Some(why) = &why {
+            assert!(!path, "{why}, but the board has a path:\n{grid}");
+        }
+        (usize::from(why.is_some()), usize::from(path))
+    }
+
     #[test]
     fn a_split_is_called_only_where_no_path_exists() {
         // Numbrix boards of 3x4, 4x4 and 3x5, open or with one blocked
@@ -1898,12 +1975,8 @@ mod tests {
                             };
                             let grid = board_text(rows, cols, mark);
                             let p = parse::parse(&format!("variant: numbrix\n{grid}")).unwrap();
-                            let path = !all_paths(&p).is_empty();
-                            if let Some(why) = split_conflict(&p, &anchors(&p)) {
-                                assert!(!path, "{why}, but the board has a path:\n{grid}");
-                                named += 1;
-                            }
-                            solved += usize::from(path);
+                            let (n, s) = tally(&p, &grid, split_conflict(&p, &anchors(&p)));
+                            (named, solved) = (named + n, solved + s);
                         }
                     }
                 }
@@ -1911,6 +1984,50 @@ mod tests {
         }
         assert!(
             named > 100 && solved > 100,
+            "{named} named, {solved} solved"
+        );
+    }
+
+    #[test]
+    fn a_leg_split_is_called_only_where_no_path_exists() {
+        // Open 3x3 and 3x4 boards with four numbers on border cells, in
+        // every placement: waypoints 1-4, and numbrix steps 1, 3, 6, 9
+        // (3x4) or 1, 3, 5, 8 (3x3). Wherever the split is named no
+        // solution exists; it is named on some boards, and some boards
+        // with consecutive numbers on the border have solutions.
+        let (mut named, mut solved) = (0, 0);
+        for (variant, rows, cols, steps) in [
+            ("waypoint", 3, 3, [1, 2, 3, 4]),
+            ("waypoint", 3, 4, [1, 2, 3, 4]),
+            ("numbrix", 3, 3, [1, 3, 5, 8]),
+            ("numbrix", 3, 4, [1, 3, 6, 9]),
+        ] {
+            let cells = rows * cols;
+            let border: Vec<usize> = (0..cells)
+                .filter(|&i| {
+                    let (r, c) = (i / cols, i % cols);
+                    r == 0 || c == 0 || r + 1 == rows || c + 1 == cols
+                })
+                .collect();
+            for &a in &border {
+                for &b in border.iter().filter(|&&b| b != a) {
+                    for &x in border.iter().filter(|&&x| x != a && x != b) {
+                        for &y in border.iter().filter(|&&y| ![a, b, x].contains(&y)) {
+                            let mark = |i: usize| match [a, b, x, y].iter().position(|&m| m == i) {
+                                Some(k) => steps[k].to_string(),
+                                None => ".".to_string(),
+                            };
+                            let grid = board_text(rows, cols, mark);
+                            let p = parse::parse(&format!("variant: {variant}\n{grid}")).unwrap();
+                            let (n, s) = tally(&p, &grid, leg_split_conflict(&p));
+                            (named, solved) = (named + n, solved + s);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            named > 1000 && solved > 100,
             "{named} named, {solved} solved"
         );
     }
