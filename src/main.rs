@@ -77,9 +77,10 @@ const HUGE_HEAP: usize = 16 << 20;
 /// headers' is faulted in). The advice comes before anything in its
 /// range is touched: a 2 MiB block with a 4 KiB page in it already is
 /// never backed by a huge one (a filler that ran past the boundary and
-/// put the heap's header in it took that from half the runs). Only the pages touched are backed: a 9x9 `solve` touches
-/// 2-3 of them. Nothing here is needed for correctness: when a step
-/// fails the heap stays as it was.
+/// put the heap's header in it took that from half the runs). Only the
+/// pages touched are backed: a 9x9 `solve` touches 2-3 of them. Nothing
+/// here is needed for correctness: when a step fails the heap stays as
+/// it was.
 ///
 /// Measured (`solve --count 2`): page faults 406 -> ~137 on numbrix
 /// 9x9 s1, 470 -> ~137 on waypoint 9x9 unique-s3 (asked at start-up,

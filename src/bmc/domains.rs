@@ -556,8 +556,8 @@ struct Model<'s> {
 
 /// A next assignment `next(v) := v | next(x) = c` of a boolean `v` (the
 /// flag of a path model that says a cell was visited): `v` becomes true
-/// once `x` takes value `c` and stays true. Its image is two look-ups,
-/// computed directly ([`Domains::accumulate`]): that is cheaper than
+/// once `x` takes value `c` and stays true. Its image is a few look-ups,
+/// computed directly ([`Domains::accumulator_image`]): that is cheaper than
 /// finding out whether the inputs changed, and than evaluating the
 /// expression (the same image: the truth of the disjunction).
 #[derive(Clone, Copy)]
@@ -1305,10 +1305,12 @@ impl Domains {
             if !wake[i] || (sys.var(a.var).frozen && t > 0) {
                 continue;
             }
-            // Unchanged inputs (and target: the right-hand side may read
-            // it) since the last image: the same image.
-            if let Some(acc) = m.next_accum.get(i).copied().flatten().filter(|_| t > 0) {
-                if self.accumulate(acc, a.var, t) {
+            let acc = match t {
+                0 => None,
+                _ => m.next_accum[i],
+            };
+            if let Some(acc) = acc {
+                if self.accumulate(acc, a.var, t, &ctx) {
                     changed = true;
                     watch_here.readers[a.var.index()]
                         .iter()
@@ -1316,6 +1318,8 @@ impl Domains {
                 }
                 continue;
             }
+            // Unchanged inputs (and target: the right-hand side may read
+            // it) since the last image: the same image.
             let (r, key) = match t {
                 0 => (&m.init_assign_reads[i], i),
                 _ => (&m.next_assign_reads[i], (t - 1) * assigns.len() + i),
@@ -1359,35 +1363,44 @@ impl Domains {
         changed
     }
 
-    /// Narrows `v` at `t` (> 0) to the image of its accumulator `acc`:
-    /// false may be when it may have been false (at `t - 1`) and `x` may
-    /// be another value than `c` (at `t`); true when it may have been
-    /// true or `x` may be `c`, or when false may not be. Whether anything
-    /// was removed.
-    fn accumulate(&mut self, acc: Accumulator, v: VarId, t: usize) -> bool {
+    /// Narrows `v` at `t` (> 0) to the image of its accumulator `acc`
+    /// ([`Domains::accumulator_image`]; `ctx` fixes nothing). Whether
+    /// anything was removed.
+    fn accumulate(&mut self, acc: Accumulator, v: VarId, t: usize, ctx: &Ctx) -> bool {
         // The three nodes the expression has.
         self.work += 3;
-        let (was, now) = (self.at(v, t - 1), self.at(v, t));
-        let hit = acc
-            .j
-            .is_some_and(|j| self.bits[self.at(acc.x, self.step_of(acc.x, t)) + j as usize]);
-        let other = self.counts[self.copy_index(acc.x, self.step_of(acc.x, t))] > hit as usize;
-        // As [`Domains::truth`] has it: a disjunct that cannot be false
-        // makes the disjunction true (also when it cannot be true either,
-        // on an empty set: no solution then).
-        let (t_may, f_may) = match (self.bits[was], other) {
-            (true, true) => (self.bits[was + 1] || hit, true),
-            _ => (true, false),
-        };
-        let may = [f_may, t_may];
+        let (t_may, f_may) = self.accumulator_image(acc, v, t, ctx);
         let mut narrowed = false;
-        for (j, may) in may.into_iter().enumerate() {
-            if !may && self.bits[now + j] {
+        for (j, may) in [f_may, t_may].into_iter().enumerate() {
+            if !may && self.ok(ctx, v, t, j) {
                 self.remove(v, t, j);
                 narrowed = true;
             }
         }
         narrowed
+    }
+
+    /// Whether the accumulator `acc` of `v` can make `v` true, and false,
+    /// at `step` (> 0) under `ctx`: false when `v` may have been false
+    /// (at `step - 1`) and `x` may be another value than `c` (at `step`);
+    /// true when `v` may have been true or `x` may be `c`, or when false
+    /// may not be (as [`Domains::truth`] has it: a disjunct that cannot be
+    /// false makes the disjunction true, also when it cannot be true
+    /// either, on an empty set: no solution then).
+    #[inline(always)]
+    fn accumulator_image(
+        &self,
+        acc: Accumulator,
+        v: VarId,
+        step: usize,
+        ctx: &Ctx,
+    ) -> (bool, bool) {
+        let hit = acc.j.is_some_and(|j| self.ok(ctx, acc.x, step, j as usize));
+        let other = self.n_ok(ctx, acc.x, step) > hit as usize;
+        match (self.ok(ctx, v, step - 1, 0), other) {
+            (true, true) => (self.ok(ctx, v, step - 1, 1) || hit, true),
+            _ => (true, false),
+        }
     }
 
     /// Sets `wake` for the readers in `w` of the copies at `step` that
@@ -1754,18 +1767,13 @@ impl Domains {
 
     /// [`Domains::meets`] of next assignment `i` (of `var`, at `step` >
     /// 0): for an [`Accumulator`], its image worked out directly (the
-    /// same as evaluating it: see [`Domains::accumulate`]).
+    /// same as evaluating it: [`Domains::accumulator_image`]).
     fn next_meets(&mut self, m: &Model, i: usize, var: VarId, step: usize, ctx: &Ctx) -> bool {
         let Some(acc) = m.next_accum[i] else {
             return self.meets(&m.prog, m.next_assign_n[i], var, step, ctx);
         };
         self.work += 3;
-        let hit = acc.j.is_some_and(|j| self.ok(ctx, acc.x, step, j as usize));
-        let other = self.n_ok(ctx, acc.x, step) > hit as usize;
-        let (t_may, f_may) = match (self.ok(ctx, var, step - 1, 0), other) {
-            (true, true) => (self.ok(ctx, var, step - 1, 1) || hit, true),
-            _ => (true, false),
-        };
+        let (t_may, f_may) = self.accumulator_image(acc, var, step, ctx);
         (t_may && self.ok(ctx, var, step, 1)) || (f_may && self.ok(ctx, var, step, 0))
     }
 
