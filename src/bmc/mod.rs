@@ -55,7 +55,7 @@ mod tests;
 use std::fmt;
 use std::rc::Rc;
 use std::str::FromStr;
-use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -254,15 +254,15 @@ pub struct BmcOptions {
     /// `count`, or `Some(1)`, `Some(2)`): counting more is one long
     /// enumeration whatever the seed, and racing it would only double
     /// its time and memory. Never with a [`BmcOptions::conflict_limit`]
-    /// (a cheap first try; see the `race` module).
+    /// (a cheap first try; see the `race` module). `0`: one per core, at
+    /// most [`AUTO_JOBS`], counted only when the others are due to join
+    /// (counting the cores reads cgroup files: ~0.05 ms, which a short
+    /// solve need not pay).
     pub jobs: usize,
     /// Leave out the INVARs of the system's [`System::acyclic`] hint and
     /// cut off the cycles of each model as they show up (the `lazy`
     /// module). Default `true`; without a hint it changes nothing.
     pub lazy: bool,
-    /// The search stores how many conflicts it has met here as it goes
-    /// (a race reads it to decide when the other searches join).
-    pub conflict_meter: Option<Arc<AtomicU64>>,
 }
 
 impl Default for BmcOptions {
@@ -283,7 +283,6 @@ impl Default for BmcOptions {
             seed: 0,
             jobs: 1,
             lazy: true,
-            conflict_meter: None,
         }
     }
 }
@@ -306,7 +305,6 @@ impl fmt::Debug for BmcOptions {
             .field("seed", &self.seed)
             .field("jobs", &self.jobs)
             .field("lazy", &self.lazy)
-            .field("conflict_meter", &self.conflict_meter.is_some())
             .finish()
     }
 }
@@ -519,14 +517,26 @@ pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
     if races(opts) {
         race::race(sys, &[], None, opts, race::Join::after(race::DELAY))
     } else {
-        solve_one(sys, opts)
+        solve_one(sys, opts, None)
     }
 }
 
 /// Whether [`solve`] races searches with these options.
 pub fn races(opts: &BmcOptions) -> bool {
     let few = opts.count.is_none_or(|n| (1..=2).contains(&n));
-    opts.jobs > 1 && few && opts.conflict_limit.is_none()
+    opts.jobs != 1 && few && opts.conflict_limit.is_none()
+}
+
+/// The most searches [`BmcOptions::jobs`] `0` races: each holds its own
+/// CNF (2 x ~150 MB on the 20x20 bench puzzles).
+pub const AUTO_JOBS: usize = 2;
+
+/// How many searches race under [`BmcOptions::jobs`] `jobs`.
+fn workers(jobs: usize) -> usize {
+    match jobs {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get().min(AUTO_JOBS)),
+        n => n,
+    }
 }
 
 /// A system a race may search besides the one given, built on the thread
@@ -562,35 +572,47 @@ pub fn solve_racing(
     race::race(sys, fallbacks, first_limit, opts, join)
 }
 
-/// One search of [`solve`], with the seed of `opts` and no race.
-fn solve_one(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
+/// One search of [`solve`], with the seed of `opts`; `entry`: how it
+/// takes part in a race (none: it runs alone).
+fn solve_one(
+    sys: &System,
+    opts: &BmcOptions,
+    entry: Option<&race::Entry>,
+) -> Result<BmcResult, BmcError> {
+    let interrupts = opts.interrupt.iter().chain(entry.map(|e| &e.stop));
     let watch = Rc::new(Watch::new(
         opts.timeout,
-        opts.interrupt.clone(),
+        interrupts.cloned().collect(),
         opts.progress.clone(),
         opts.conflict_limit,
-        opts.conflict_meter.clone(),
+        entry.and_then(|e| e.meter.clone()),
+        entry.and_then(|e| e.hand_over.map(|(at, _)| at)),
     ));
+    let hand_over = entry.and_then(|e| e.hand_over.map(|(_, f)| f));
     let lazy = opts.lazy.then(|| lazy::Lazy::new(sys)).flatten();
     let hinted = opts.solver == SolverKind::Batsat && !sys.branch_vars.is_empty();
+    let search =
+        |branch: &[VarId]| search(sys, opts, watch.clone(), hand_over, branch, lazy.as_ref());
     if hinted {
-        match search(sys, opts, watch.clone(), &sys.branch_vars, lazy.as_ref()) {
+        match search(&sys.branch_vars) {
             Err(BmcError::Unassigned(_)) => {}
             done => return done,
         }
     }
-    let mut r = search(sys, opts, watch, &[], lazy.as_ref())?;
+    let mut r = search(&[])?;
     r.hint_fallback = hinted;
     Ok(r)
 }
 
 /// One search of [`solve`], branching on `branch` (all variables if
 /// empty); with `lazy`, of its relaxation, each answer completed and
-/// checked against `sys`.
-fn search<'s>(
+/// checked against `sys`. `hand_over` starts a race's referee (when the
+/// watch says it is due; see [`Search::hand_over`]).
+fn search<'s, 'o>(
     sys: &'s System,
-    opts: &BmcOptions,
+    opts: &'o BmcOptions,
     watch: Rc<Watch>,
+    hand_over: Option<&'o dyn Fn()>,
     branch: &[VarId],
     lazy: Option<&'s lazy::Lazy>,
 ) -> Result<BmcResult, BmcError> {
@@ -606,6 +628,7 @@ fn search<'s>(
         cuts: 0,
         opts,
         watch,
+        hand_over,
         traces: Vec::new(),
         found: 0,
         solves: 0,
@@ -615,6 +638,14 @@ fn search<'s>(
     match opts.bound.or(sys.bound) {
         Some(k) => search.exact(k),
         None => search.shortest(),
+    }
+}
+
+/// Starts a race's referee ([`Search::hand_over`]) if the watch says
+/// it is due (outside a solve).
+fn hand_over_if_due(watch: &Watch, hand_over: Option<&dyn Fn()>) {
+    if let Some(f) = hand_over.filter(|_| watch.hand_over_due(false)) {
+        f();
     }
 }
 
@@ -657,6 +688,13 @@ struct Search<'s, 'o> {
     cuts: usize,
     opts: &'o BmcOptions,
     watch: Rc<Watch>,
+    /// In the first search of a race: starts the race's referee thread
+    /// (which starts the other searches when they are due to join) once
+    /// the search is no trivial one: when its solve has looked at the
+    /// watch 256 times (the solve is stopped for it, then goes on), or
+    /// when the race's delay has passed during its domain analysis or
+    /// encoding. A search that answers before that costs no other thread.
+    hand_over: Option<&'o dyn Fn()>,
     traces: Vec<Trace>,
     /// Solutions found so far (kept in `traces` or not).
     found: usize,
@@ -669,9 +707,12 @@ impl Search<'_, '_> {
     /// Solves at exactly bound `k`.
     fn exact(mut self, k: usize) -> Result<BmcResult, BmcError> {
         if self.opts.prune {
-            let watch = &self.watch;
+            let (watch, hand_over) = (&self.watch, self.hand_over);
             timed(&mut self.phases.analyse, || {
-                self.u.prune_for(k, &|| watch.check())
+                self.u.prune_for(k, &|| {
+                    hand_over_if_due(watch, hand_over);
+                    watch.check()
+                })
             });
             if let Some(trace) = self.determined(k) {
                 self.keep(trace);
@@ -682,6 +723,7 @@ impl Search<'_, '_> {
             }
         }
         for step in 0..=k {
+            hand_over_if_due(&self.watch, self.hand_over);
             if self.watch.check() {
                 return Ok(self.finish(k, true, false));
             }
@@ -718,6 +760,7 @@ impl Search<'_, '_> {
     /// Searches `k = 0, 1, …` with the goal at `k` as an assumption.
     fn shortest(mut self) -> Result<BmcResult, BmcError> {
         for k in 0..=self.opts.max_bound {
+            hand_over_if_due(&self.watch, self.hand_over);
             if self.watch.check() {
                 return Ok(self.finish(k, false, false));
             }
@@ -755,6 +798,13 @@ impl Search<'_, '_> {
         loop {
             let sink = &mut self.u.sink;
             let answer = timed(&mut self.phases.solve, || sink.solve(assumptions))?;
+            if answer == Answer::Stopped && self.watch.take_hand_over() {
+                // Stopped only to start the referee: do so, solve on.
+                if let Some(f) = self.hand_over {
+                    f();
+                }
+                continue;
+            }
             self.solves += 1;
             if answer == Answer::Sat && self.found == 0 {
                 self.phases.first_solve = self.phases.solve;

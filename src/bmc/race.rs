@@ -77,12 +77,13 @@
 //! The caller's interrupt flag and deadline hold for every search; the
 //! searches that lose are stopped and joined before this returns.
 
+use std::cell::OnceCell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::{solve_one, BmcError, BmcOptions, BmcResult, Fallback, Limit};
+use super::{solve_one, workers, BmcError, BmcOptions, BmcResult, Fallback, Limit, AUTO_JOBS};
 use crate::ir::System;
 
 /// How long the first search runs alone: longer than most puzzles take
@@ -90,14 +91,18 @@ use crate::ir::System;
 /// ones pay for a second search.
 pub(super) const DELAY: Duration = Duration::from_millis(250);
 
-/// The stack of a search's thread: the analysis and the encoder recurse
-/// over expressions, and on the caller's thread they had the main
-/// thread's (8 MB by default), not a spawned thread's 2 MB. Only what is
-/// touched is ever allocated.
+/// The stack of a joining search's thread: the analysis and the encoder
+/// recurse over expressions, and the first search has the caller's (the
+/// main thread's 8 MB by default), not a spawned thread's 2 MB. Only what
+/// is touched is ever allocated.
 const STACK: usize = 64 << 20;
 
-/// How often the race passes on the caller's interrupt flag.
-const POLL: Duration = Duration::from_millis(20);
+/// The referee's stack: it only waits, looks at the board and starts
+/// threads.
+const REFEREE_STACK: usize = 256 << 10;
+
+/// What a search answers.
+type Answer = Result<BmcResult, BmcError>;
 
 /// What the searches tell the race, under one lock.
 #[derive(Default)]
@@ -109,10 +114,10 @@ struct Board {
     /// The next search of the queue to start: also how many started.
     next: usize,
     /// Finished searches' answers, in the order they finished.
-    results: Vec<Result<BmcResult, BmcError>>,
+    results: Vec<Answer>,
     /// The answer of a search that met its budget with no search left to
     /// take: the race's answer only if no other one comes.
-    spare: Option<Result<BmcResult, BmcError>>,
+    spare: Option<Answer>,
 }
 
 impl Board {
@@ -132,7 +137,7 @@ impl Board {
 struct Turn<'a> {
     board: &'a Mutex<Board>,
     changed: &'a Condvar,
-    answer: Option<Result<BmcResult, BmcError>>,
+    answer: Option<Answer>,
 }
 
 impl Drop for Turn<'_> {
@@ -183,6 +188,18 @@ impl Join {
 /// others wait to join.
 const METER_POLL: Duration = Duration::from_millis(5);
 
+/// How a search takes part in a race ([`super::solve_one`]).
+pub(super) struct Entry<'r> {
+    /// Set when the race is over: the search stops.
+    pub stop: Arc<AtomicBool>,
+    /// Where the first search publishes its conflicts (when the others
+    /// join at a number of them).
+    pub meter: Option<Arc<AtomicU64>>,
+    /// For the first search (on the calling thread): when its referee is
+    /// due at the latest, and what starts it ([`super::Search::hand_over`]).
+    pub hand_over: Option<(Instant, &'r dyn Fn())>,
+}
+
 /// One search of a race's queue: which system (0: the caller's, `i`:
 /// fallback `i`), its seed past the caller's, and its conflict budget.
 #[derive(Clone, Copy, Debug)]
@@ -212,9 +229,14 @@ pub(super) fn queue(jobs: usize, fallbacks: usize, first_limit: Option<u64>) -> 
 }
 
 /// Races the searches of [`queue`] on `opts.jobs` workers (see the
-/// module documentation): worker 0 starts the first at once; the others
-/// are started by the calling thread once `join` is met (so a search that
-/// answers before that costs no other thread) and take the next; a
+/// module documentation): the calling thread is worker 0 and runs the
+/// first search itself; once that search is no trivial one, it starts a
+/// referee thread ([`super::Search::hand_over`]), which starts the other
+/// workers once `join` is met, each taking the next search of the
+/// queue, and waits for the winner. A search that answers sooner costs
+/// no other thread: the search's thread cost a 9x9 solve 0.2-0.5 ms
+/// here (of 2-4 ms; CPU, medians and first quartiles of 150-200
+/// interleaved runs), hidato-9x9-s1 (whose referee starts) ~0.8 ms. A
 /// search that meets its conflict budget does not answer, its worker
 /// takes the next one instead (if any is left; else its answer stands
 /// once no other search runs).
@@ -226,9 +248,13 @@ pub(super) fn race(
     join: Join,
 ) -> Result<BmcResult, BmcError> {
     let started = Instant::now();
-    let queue = queue(opts.jobs, fallbacks.len(), first_limit);
-    // Every search stops at once: when the race is over, or when the
-    // caller interrupts.
+    // For as many workers as may join (the cores are counted if they do).
+    let most = match opts.jobs {
+        0 => AUTO_JOBS,
+        n => n,
+    };
+    let queue = queue(most, fallbacks.len(), first_limit);
+    // Every search stops at once when the race is over.
     let stop = Arc::new(AtomicBool::new(false));
     let meter = Arc::new(AtomicU64::new(0));
     let board = Mutex::new(Board::default());
@@ -246,57 +272,28 @@ pub(super) fn race(
             join,
             started,
         };
-        if let Err(e) = ctx.spawn(s, 0) {
-            // The first search must start; a later one that cannot
-            // just does not race.
-            return Some(Err(BmcError::Solver(format!(
-                "cannot start a search thread: {e}"
-            ))));
-        }
-        let mut joined = opts.jobs <= 1;
-        let mut b = lock(&board);
-        let winner = loop {
-            if !b.results.is_empty() {
-                break Some(b.results.swap_remove(0));
-            }
-            if b.running == 0 {
-                // Only a search that met its budget answered, or every
-                // search that started panicked (the scope passes the
-                // panic on).
-                break b.spare.take();
-            }
-            if opts
-                .interrupt
-                .as_ref()
-                .is_some_and(|f| f.load(Ordering::Relaxed))
-            {
-                stop.store(true, Ordering::Relaxed);
-            }
-            if !joined && join.met(&meter, started) {
-                joined = true;
-                drop(b);
-                for w in 1..opts.jobs {
-                    if ctx.spawn(s, w).is_err() {
-                        break;
-                    }
-                }
-                b = lock(&board);
-                continue;
-            }
-            let wait = match joined {
-                true => POLL,
-                false => join.next_look(started).min(POLL),
-            };
-            b = changed
-                .wait_timeout(b, wait)
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
+        let referee = OnceCell::new();
+        let start = || {
+            referee.get_or_init(|| {
+                thread::Builder::new()
+                    .name("bmc-race".into())
+                    .stack_size(REFEREE_STACK)
+                    .spawn_scoped(s, move || ctx.referee(s, true))
+                    .ok()
+            });
         };
-        b.over = true;
-        drop(b);
-        stop.store(true, Ordering::Relaxed);
-        changed.notify_all();
-        winner
+        let first = {
+            let mut b = lock(&board);
+            b.running += 1;
+            b.take(queue.len())
+        };
+        ctx.work_from(first, Some((started + join.delay, &start)));
+        match referee.into_inner().flatten() {
+            Some(r) => r.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+            // Never joined (or no thread for it): the first search's
+            // answer is on the board.
+            None => ctx.referee(s, false),
+        }
     });
     let searches = lock(&board).next;
     let mut r = winner.unwrap_or_else(|| Err(BmcError::Solver("every search failed".into())))?;
@@ -320,6 +317,48 @@ struct Workers<'a> {
 }
 
 impl<'a> Workers<'a> {
+    /// Waits for the race's answer and returns it, having ended the race
+    /// (the searches still running are told to stop). Meanwhile, if
+    /// `may_join`, it starts workers 1.. once the join is due.
+    fn referee<'s>(self, s: &'s thread::Scope<'s, 'a>, may_join: bool) -> Option<Answer> {
+        let mut joined = !may_join;
+        let mut b = lock(self.board);
+        let winner = loop {
+            if !b.results.is_empty() {
+                break Some(b.results.swap_remove(0));
+            }
+            if b.running == 0 {
+                // Only a search that met its budget answered, or every
+                // search that started panicked (the scope passes the
+                // panic on).
+                break b.spare.take();
+            }
+            if !joined && self.join.met(self.meter, self.started) {
+                joined = true;
+                drop(b);
+                for w in 1..workers(self.opts.jobs) {
+                    if self.spawn(s, w).is_err() {
+                        break;
+                    }
+                }
+                b = lock(self.board);
+                continue;
+            }
+            b = match joined {
+                true => self.changed.wait(b).unwrap_or_else(|e| e.into_inner()),
+                false => {
+                    let wait = self.join.next_look(self.started);
+                    let waited = self.changed.wait_timeout(b, wait);
+                    waited.unwrap_or_else(|e| e.into_inner()).0
+                }
+            };
+        };
+        b.over = true;
+        drop(b);
+        self.stop.store(true, Ordering::Relaxed);
+        winner
+    }
+
     /// Starts worker `w` (counted running before it starts, so the race
     /// cannot end between the spawn and its first search): it takes the
     /// next search of the queue, and after a search that met its budget
@@ -329,7 +368,10 @@ impl<'a> Workers<'a> {
         let spawned = thread::Builder::new()
             .name(format!("bmc-search-{w}"))
             .stack_size(STACK)
-            .spawn_scoped(s, move || self.work());
+            .spawn_scoped(s, move || {
+                let first = lock(self.board).take(self.queue.len());
+                self.work_from(first, None)
+            });
         if spawned.is_err() {
             lock(self.board).running -= 1;
             self.changed.notify_all();
@@ -337,30 +379,36 @@ impl<'a> Workers<'a> {
         spawned.map(drop)
     }
 
-    fn work(self) {
+    /// A worker counted running: runs search `first` of the queue (none:
+    /// the race is over, or no search is left) and the ones it goes on
+    /// to. `hand_over`: the first worker's ([`Entry::hand_over`]).
+    fn work_from(self, first: Option<usize>, hand_over: Option<(Instant, &dyn Fn())>) {
         let mut turn = Turn {
             board: self.board,
             changed: self.changed,
             answer: None,
         };
-        let Some(mut i) = lock(self.board).take(self.queue.len()) else {
+        let Some(mut i) = first else {
             return;
         };
         loop {
-            let search = self.queue[i];
-            let meter = (i == 0 && self.join.conflicts.is_some()).then(|| self.meter.clone());
+            let metered = i == 0 && self.join.conflicts.is_some();
+            let entry = Entry {
+                stop: self.stop.clone(),
+                meter: metered.then(|| self.meter.clone()),
+                hand_over,
+            };
             let r = run(
                 self.sys,
                 self.fallbacks,
-                search,
+                self.queue[i],
                 i,
                 self.opts,
-                self.stop,
-                meter,
+                &entry,
                 self.started,
             );
             let budget_met = matches!(&r, Ok(r) if matches!(r.limit, Some(Limit::Conflicts(_))))
-                && search.conflict_limit.is_some();
+                && self.queue[i].conflict_limit.is_some();
             if budget_met {
                 let mut b = lock(self.board);
                 if let Some(j) = b.take(self.queue.len()) {
@@ -378,25 +426,21 @@ impl<'a> Workers<'a> {
     }
 }
 
-/// Runs search `i` of the queue (`search`): builds its system if it is a
-/// fallback, and counts its times from the start of the race.
-#[allow(clippy::too_many_arguments)]
+/// Runs search `i` of the queue (`search`) as `entry`: builds its system
+/// if it is a fallback, and counts its times from the start of the race.
 fn run(
     sys: &System,
     fallbacks: &[&Fallback],
     search: Search,
     i: usize,
     opts: &BmcOptions,
-    stop: &Arc<AtomicBool>,
-    meter: Option<Arc<AtomicU64>>,
+    entry: &Entry,
     started: Instant,
 ) -> Result<BmcResult, BmcError> {
     let mut o = opts.clone();
     o.jobs = 1;
     o.seed = opts.seed.wrapping_add(search.seed_offset);
-    o.interrupt = Some(stop.clone());
     o.conflict_limit = search.conflict_limit.or(opts.conflict_limit);
-    o.conflict_meter = meter;
     let offset = started.elapsed();
     if i > 0 {
         // One progress line: the first search's.
@@ -405,7 +449,7 @@ fn run(
     }
     let built = (search.system > 0).then(|| fallbacks[search.system - 1]());
     let system = built.as_ref().unwrap_or(sys);
-    solve_one(system, &o).map(|mut r| {
+    solve_one(system, &o, Some(entry)).map(|mut r| {
         r.time += offset;
         r.time_to_first = r.time_to_first.map(|t| t + offset);
         r.system = search.system;

@@ -11,7 +11,10 @@
 //! interrupted from inside the solver's own callback, not between solves.
 //! The watch counts the conflicts of every solver it watches, so a
 //! conflict budget covers a whole search (all its solves, and a search
-//! started over without the branching hint).
+//! started over without the branching hint). A race's first search is
+//! also stopped once early in its first solve, so the race can start its
+//! referee thread ([`Watch::take_hand_over`]): that stop is no limit, the
+//! search goes on.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -28,7 +31,8 @@ use super::{BmcError, Limit, Phase, Progress, ProgressFn, SolverKind};
 /// Decides when to stop and emits progress lines during long solves.
 pub(crate) struct Watch {
     deadline: Option<Instant>,
-    interrupt: Option<Arc<AtomicBool>>,
+    /// Stop when any of these is set (the caller's flag, a race's).
+    interrupts: Vec<Arc<AtomicBool>>,
     progress: Option<ProgressFn>,
     started: Instant,
     /// What to report while a solve runs (bound, sizes, ...).
@@ -41,6 +45,12 @@ pub(crate) struct Watch {
     conflict_limit: Option<u64>,
     /// Where the count of conflicts is published for other threads.
     meter: Option<Arc<AtomicU64>>,
+    /// A race's first search before its referee starts: the referee is
+    /// due at the solver's first look at the watch, or elsewhere once
+    /// this instant has passed ([`Watch::hand_over_due`]).
+    hand_over: Cell<Option<Instant>>,
+    /// The solver was stopped only to hand over.
+    handing_over: Cell<bool>,
     pub stopped: Cell<Option<Limit>>,
 }
 
@@ -50,18 +60,21 @@ const REPORT_EVERY: Duration = Duration::from_millis(500);
 impl Watch {
     pub fn new(
         timeout: Option<Duration>,
-        interrupt: Option<Arc<AtomicBool>>,
+        interrupts: Vec<Arc<AtomicBool>>,
         progress: Option<ProgressFn>,
         conflict_limit: Option<u64>,
         meter: Option<Arc<AtomicU64>>,
+        hand_over: Option<Instant>,
     ) -> Watch {
         let now = Instant::now();
         Watch {
             conflicts: Cell::new(0),
             conflict_limit,
             meter,
+            hand_over: Cell::new(hand_over),
+            handing_over: Cell::new(false),
             deadline: timeout.map(|t| now + t),
-            interrupt,
+            interrupts,
             progress,
             started: now,
             current: Cell::new(Progress::default()),
@@ -81,11 +94,7 @@ impl Watch {
         if self.stopped.get().is_some() {
             return true;
         }
-        if self
-            .interrupt
-            .as_ref()
-            .is_some_and(|f| f.load(Ordering::Relaxed))
-        {
+        if self.interrupts.iter().any(|f| f.load(Ordering::Relaxed)) {
             self.stopped.set(Some(Limit::Interrupted));
             return true;
         }
@@ -142,13 +151,44 @@ impl Watch {
     fn tick(&self) -> bool {
         let t = self.ticks.get().wrapping_add(1);
         self.ticks.set(t);
+        // Once the solver is told to stop, it must be told so every time
+        // it asks again (BatSat asks twice before it returns).
         if !t.is_multiple_of(256) {
-            return self.stopped.get().is_some();
+            return self.stopped.get().is_some() || self.handing_over.get();
         }
         if self.progress.is_some() && self.last_report.get().elapsed() >= REPORT_EVERY {
             self.report(Phase::Solving);
         }
-        self.check()
+        if self.check() {
+            return true;
+        }
+        if self.hand_over_due(true) {
+            self.handing_over.set(true);
+        }
+        self.handing_over.get()
+    }
+
+    /// Whether a race's first search is due to hand over to the race
+    /// (`true` once, then the watch forgets it): asked by the solver
+    /// (`in_solver`), as soon as it has looked at the watch 256 times (a
+    /// solve that takes longer is no trivial one, and stopping it that
+    /// early changes little of its course); elsewhere (the domain analysis,
+    /// the encoding), once the race's delay has passed.
+    pub fn hand_over_due(&self, in_solver: bool) -> bool {
+        let due = self
+            .hand_over
+            .get()
+            .is_some_and(|at| in_solver || Instant::now() >= at);
+        if due {
+            self.hand_over.set(None);
+        }
+        due
+    }
+
+    /// Whether the last solve was stopped only to hand over (and forgets
+    /// it).
+    pub fn take_hand_over(&self) -> bool {
+        self.handing_over.replace(false)
     }
 }
 

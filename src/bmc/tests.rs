@@ -636,6 +636,36 @@ fn raced(jobs: usize, o: BmcOptions) -> impl Fn(&System) -> BmcResult {
     }
 }
 
+/// A race whose first search answers before its solver has looked at
+/// the watch 256 times (and before the race's delay) never starts its
+/// referee, so no other search joins; a hard one is joined (here at its
+/// 10th conflict, which only a referee started from inside its solve, or
+/// after the delay, can see).
+#[test]
+fn a_trivial_first_search_is_never_joined() {
+    let (sys, _) = counter();
+    for solver in solvers() {
+        let o = BmcOptions {
+            count: Some(2),
+            solver,
+            jobs: 2,
+            ..Default::default()
+        };
+        let join = race::Join {
+            conflicts: Some(10),
+            ..race::Join::after(race::DELAY)
+        };
+        let r = race::race(&sys, &[], None, &o, join).unwrap();
+        assert_eq!((r.found(), r.searches), (2, 1), "{solver}");
+        let o = BmcOptions {
+            timeout: Some(race::DELAY * 2),
+            ..o
+        };
+        let r = race::race(&pigeonhole(12), &[], None, &o, join).unwrap();
+        assert_eq!((r.limit, r.searches), (Some(Limit::Timeout), 2), "{solver}");
+    }
+}
+
 #[test]
 fn racing_searches_answer_like_one() {
     let (sys, x) = counter();

@@ -142,12 +142,6 @@ pub struct SolveArgs {
     pub seed: u32,
 }
 
-/// Searches that race by default: one per core, at most two (each holds
-/// its own CNF: 2 x ~150 MB on the 20x20 bench puzzles).
-fn default_jobs() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get().min(2))
-}
-
 #[derive(Debug, Args)]
 pub struct CnfArgs {
     /// A grid puzzle file.
@@ -425,7 +419,8 @@ fn solve_bmc(
         // goes through the puzzle's checker too.
         keep: 2,
         seed: args.seed,
-        jobs: args.jobs.map_or_else(default_jobs, |n| n as usize),
+        // By default one search per core, at most two (bmc::AUTO_JOBS).
+        jobs: args.jobs.map_or(0, |n| n as usize),
         ..BmcOptions::default()
     };
     let budgeted = models.len() > 1 && models[0].conflict_budget.is_some();
