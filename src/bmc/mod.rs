@@ -616,7 +616,7 @@ fn search<'s, 'o>(
     branch: &[VarId],
     lazy: Option<&'s lazy::Lazy>,
 ) -> Result<BmcResult, BmcError> {
-    let backend = solver::make(opts.solver, watch.clone(), opts.seed)?;
+    let backend = solver::make(opts.solver, watch.clone(), opts.seed, hand_over)?;
     let mut u = Unroller::new(sys, opts.encoding, backend)?;
     u.branch_on(branch);
     if let Some(l) = lazy {
@@ -680,7 +680,7 @@ pub fn dimacs(sys: &System, k: usize, encoding: Encoding) -> Result<String, BmcE
 
 /// The state of one call of [`solve`].
 struct Search<'s, 'o> {
-    u: Unroller<'s, Box<dyn Backend>>,
+    u: Unroller<'s, Box<dyn Backend + 'o>>,
     /// The plan of a lazy search: its models are of the unrolling without
     /// the hint's INVARs, and are completed before the check.
     lazy: Option<&'s lazy::Lazy>,
@@ -691,9 +691,10 @@ struct Search<'s, 'o> {
     /// In the first search of a race: starts the race's referee thread
     /// (which starts the other searches when they are due to join) once
     /// the search is no trivial one: when its solve has looked at the
-    /// watch 256 times (the solve is stopped for it, then goes on), or
-    /// when the race's delay has passed during its domain analysis or
-    /// encoding. A search that answers before that costs no other thread.
+    /// watch 256 times (from the solver's callback: the solve goes on
+    /// undisturbed), or when the race's delay has passed during its
+    /// domain analysis or encoding. A search that answers before that
+    /// costs no other thread.
     hand_over: Option<&'o dyn Fn()>,
     traces: Vec<Trace>,
     /// Solutions found so far (kept in `traces` or not).
@@ -798,13 +799,6 @@ impl Search<'_, '_> {
         loop {
             let sink = &mut self.u.sink;
             let answer = timed(&mut self.phases.solve, || sink.solve(assumptions))?;
-            if answer == Answer::Stopped && self.watch.take_hand_over() {
-                // Stopped only to start the referee: do so, solve on.
-                if let Some(f) = self.hand_over {
-                    f();
-                }
-                continue;
-            }
             self.solves += 1;
             if answer == Answer::Sat && self.found == 0 {
                 self.phases.first_solve = self.phases.solve;

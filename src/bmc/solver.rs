@@ -11,10 +11,9 @@
 //! interrupted from inside the solver's own callback, not between solves.
 //! The watch counts the conflicts of every solver it watches, so a
 //! conflict budget covers a whole search (all its solves, and a search
-//! started over without the branching hint). A race's first search is
-//! also stopped once early in its first solve, so the race can start its
-//! referee thread ([`Watch::take_hand_over`]): that stop is no limit, the
-//! search goes on.
+//! started over without the branching hint). A race's first search
+//! hands over to its race from inside the solver's callback too
+//! ([`Watch::hand_over_due`]), without stopping the solve.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -46,11 +45,9 @@ pub(crate) struct Watch {
     /// Where the count of conflicts is published for other threads.
     meter: Option<Arc<AtomicU64>>,
     /// A race's first search before its referee starts: the referee is
-    /// due at the solver's first look at the watch, or elsewhere once
-    /// this instant has passed ([`Watch::hand_over_due`]).
+    /// due once the solver has looked at the watch 256 times, or
+    /// elsewhere once this instant has passed ([`Watch::hand_over_due`]).
     hand_over: Cell<Option<Instant>>,
-    /// The solver was stopped only to hand over.
-    handing_over: Cell<bool>,
     pub stopped: Cell<Option<Limit>>,
 }
 
@@ -72,7 +69,6 @@ impl Watch {
             conflict_limit,
             meter,
             hand_over: Cell::new(hand_over),
-            handing_over: Cell::new(false),
             deadline: timeout.map(|t| now + t),
             interrupts,
             progress,
@@ -147,33 +143,29 @@ impl Watch {
     }
 
     /// Called by the solver very often: checks the limits every few
-    /// hundred calls and reports progress every half second.
-    fn tick(&self) -> bool {
+    /// hundred calls, reports progress every half second, and calls
+    /// `hand_over` when it is due ([`Watch::hand_over_due`]).
+    fn tick(&self, hand_over: Option<&dyn Fn()>) -> bool {
         let t = self.ticks.get().wrapping_add(1);
         self.ticks.set(t);
-        // Once the solver is told to stop, it must be told so every time
-        // it asks again (BatSat asks twice before it returns).
         if !t.is_multiple_of(256) {
-            return self.stopped.get().is_some() || self.handing_over.get();
+            return self.stopped.get().is_some();
         }
         if self.progress.is_some() && self.last_report.get().elapsed() >= REPORT_EVERY {
             self.report(Phase::Solving);
         }
-        if self.check() {
-            return true;
+        if let Some(f) = hand_over.filter(|_| self.hand_over_due(true)) {
+            f();
         }
-        if self.hand_over_due(true) {
-            self.handing_over.set(true);
-        }
-        self.handing_over.get()
+        self.check()
     }
 
     /// Whether a race's first search is due to hand over to the race
     /// (`true` once, then the watch forgets it): asked by the solver
     /// (`in_solver`), as soon as it has looked at the watch 256 times (a
-    /// solve that takes longer is no trivial one, and stopping it that
-    /// early changes little of its course); elsewhere (the domain analysis,
-    /// the encoding), once the race's delay has passed.
+    /// solve that takes longer is no trivial one); elsewhere (the domain
+    /// analysis, the encoding, a solver that cannot call back), once the
+    /// race's delay has passed.
     pub fn hand_over_due(&self, in_solver: bool) -> bool {
         let due = self
             .hand_over
@@ -183,12 +175,6 @@ impl Watch {
             self.hand_over.set(None);
         }
         due
-    }
-
-    /// Whether the last solve was stopped only to hand over (and forgets
-    /// it).
-    pub fn take_hand_over(&self) -> bool {
-        self.handing_over.replace(false)
     }
 }
 
@@ -213,22 +199,26 @@ pub(crate) trait Backend: Sink {
 /// the solver's own defaults; any other seed randomises where its search
 /// starts (BatSat: random initial variable activities; CaDiCaL: its
 /// variables shuffled at random), so differently seeded solvers of one
-/// CNF take different paths to the same answer.
-pub(crate) fn make(
+/// CNF take different paths to the same answer. `hand_over`: what a
+/// race's first search calls when [`Watch::hand_over_due`] (BatSat from
+/// its callback; CaDiCaL's callback must outlive the race, so it calls
+/// it when a solve starts).
+pub(crate) fn make<'h>(
     kind: SolverKind,
     watch: Rc<Watch>,
     seed: u32,
-) -> Result<Box<dyn Backend>, BmcError> {
+    hand_over: Option<&'h dyn Fn()>,
+) -> Result<Box<dyn Backend + 'h>, BmcError> {
     match kind {
-        SolverKind::Batsat => Ok(Box::new(Batsat::new(watch, seed))),
+        SolverKind::Batsat => Ok(Box::new(Batsat::new(watch, seed, hand_over))),
         #[cfg(feature = "cadical")]
-        SolverKind::Cadical => Ok(Box::new(Cadical::new(watch, seed)?)),
+        SolverKind::Cadical => Ok(Box::new(Cadical::new(watch, seed, hand_over)?)),
         #[cfg(not(feature = "cadical"))]
         SolverKind::Cadical => Err(BmcError::SolverUnavailable(kind)),
     }
 }
 
-impl Sink for Box<dyn Backend> {
+impl Sink for Box<dyn Backend + '_> {
     fn add_clause(&mut self, lits: &[Lit]) -> Result<(), BmcError> {
         (**self).add_clause(lits)
     }
@@ -257,11 +247,11 @@ fn read(v: TernaryVal) -> bool {
 }
 
 /// batsat's callbacks: count the conflicts (one learnt clause each) and
-/// stop when the watch says so.
+/// stop when the watch says so; hand over to a race when due.
 #[derive(Default)]
-struct Stopper(Option<Rc<Watch>>);
+struct Stopper<'h>(Option<Rc<Watch>>, Option<&'h dyn Fn()>);
 
-impl batsat::Callbacks for Stopper {
+impl batsat::Callbacks for Stopper<'_> {
     fn on_new_clause(&mut self, _c: &[batsat::Lit], kind: batsat::clause::Kind) {
         if kind == batsat::clause::Kind::Learnt {
             if let Some(w) = &self.0 {
@@ -271,7 +261,7 @@ impl batsat::Callbacks for Stopper {
     }
 
     fn stop(&self) -> bool {
-        self.0.as_ref().is_some_and(|w| w.tick())
+        self.0.as_ref().is_some_and(|w| w.tick(self.1))
     }
 }
 
@@ -288,15 +278,15 @@ impl batsat::Callbacks for Stopper {
 /// did not hold on held-out seeds 25-48 (15.6 -> 14.6 s, median 0.17 ->
 /// 0.29 s) nor on 18 other fresh 15x15 boards (numbrix 10%, hidato 20%,
 /// waypoint 18 blocked: 8.7 -> 9.8 s), and 0.05 lost on 25-48 (31.9 s).
-struct Batsat {
-    solver: rustsat_batsat::Solver<Stopper>,
+struct Batsat<'h> {
+    solver: rustsat_batsat::Solver<Stopper<'h>>,
     watch: Rc<Watch>,
     /// Whether variables were declared (some may be non-decisions).
     hinted: bool,
 }
 
-impl Batsat {
-    fn new(watch: Rc<Watch>, seed: u32) -> Batsat {
+impl<'h> Batsat<'h> {
+    fn new(watch: Rc<Watch>, seed: u32, hand_over: Option<&'h dyn Fn()>) -> Batsat<'h> {
         let mut solver = rustsat_batsat::Solver::<Stopper>::default();
         if seed != 0 {
             let opts = batsat::SolverOpts {
@@ -306,7 +296,7 @@ impl Batsat {
             };
             *solver.batsat_mut() = batsat::Solver::new(opts, Stopper::default());
         }
-        *solver.batsat_mut().cb_mut() = Stopper(Some(watch.clone()));
+        *solver.batsat_mut().cb_mut() = Stopper(Some(watch.clone()), hand_over);
         Batsat {
             solver,
             watch,
@@ -315,7 +305,7 @@ impl Batsat {
     }
 }
 
-impl Sink for Batsat {
+impl Sink for Batsat<'_> {
     fn add_clause(&mut self, lits: &[Lit]) -> Result<(), BmcError> {
         self.solver.add_clause_ref(lits).map_err(solver_err)
     }
@@ -332,7 +322,7 @@ impl Sink for Batsat {
     }
 }
 
-impl Backend for Batsat {
+impl Backend for Batsat<'_> {
     fn solve(&mut self, assumptions: &[Lit]) -> Result<Answer, BmcError> {
         if self.watch.check() {
             return Ok(Answer::Stopped);
@@ -358,14 +348,20 @@ impl Backend for Batsat {
 
 /// CaDiCaL (C++, behind the `cadical` feature).
 #[cfg(feature = "cadical")]
-struct Cadical {
+struct Cadical<'h> {
     solver: rustsat_cadical::CaDiCaL<'static, 'static>,
     watch: Rc<Watch>,
+    /// Called as a solve starts (the terminator must be `'static`).
+    hand_over: Option<&'h dyn Fn()>,
 }
 
 #[cfg(feature = "cadical")]
-impl Cadical {
-    fn new(watch: Rc<Watch>, seed: u32) -> Result<Cadical, BmcError> {
+impl<'h> Cadical<'h> {
+    fn new(
+        watch: Rc<Watch>,
+        seed: u32,
+        hand_over: Option<&'h dyn Fn()>,
+    ) -> Result<Cadical<'h>, BmcError> {
         use rustsat::solvers::{ControlSignal, Terminate};
         let mut solver = rustsat_cadical::CaDiCaL::default();
         if seed != 0 {
@@ -376,28 +372,35 @@ impl Cadical {
         }
         let w = watch.clone();
         solver.attach_terminator(move || {
-            if w.tick() {
+            if w.tick(None) {
                 ControlSignal::Terminate
             } else {
                 ControlSignal::Continue
             }
         });
-        Ok(Cadical { solver, watch })
+        Ok(Cadical {
+            solver,
+            watch,
+            hand_over,
+        })
     }
 }
 
 #[cfg(feature = "cadical")]
-impl Sink for Cadical {
+impl Sink for Cadical<'_> {
     fn add_clause(&mut self, lits: &[Lit]) -> Result<(), BmcError> {
         self.solver.add_clause_ref(lits).map_err(solver_err)
     }
 }
 
 #[cfg(feature = "cadical")]
-impl Backend for Cadical {
+impl Backend for Cadical<'_> {
     fn solve(&mut self, assumptions: &[Lit]) -> Result<Answer, BmcError> {
         if self.watch.check() {
             return Ok(Answer::Stopped);
+        }
+        if let Some(f) = self.hand_over.filter(|_| self.watch.hand_over_due(true)) {
+            f();
         }
         self.watch.begin_solve();
         use rustsat::solvers::LimitConflicts;
