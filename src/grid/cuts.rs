@@ -466,11 +466,12 @@ pub(super) struct Fit {
 }
 
 /// What the steps must meet: the anchors and, if known, each cell's
-/// possible steps (`ok[c][s]`).
+/// possible steps (`ok(c, s)`: cell `c` may be at step `s`; only asked
+/// of the cut's cells).
 pub(super) struct Known<'a> {
     pub n: usize,
     pub anchors: &'a [(usize, CellId)],
-    pub ok: Option<&'a [Vec<bool>]>,
+    pub ok: Option<&'a dyn Fn(CellId, usize) -> bool>,
 }
 
 impl Known<'_> {
@@ -478,7 +479,7 @@ impl Known<'_> {
     /// windows) tell.
     fn allows(&self, c: CellId, s: usize) -> bool {
         let anchored = self.anchors.iter().all(|&(k, at)| (at == c) == (k == s));
-        anchored && self.ok.is_none_or(|ok| ok[c.index()][s])
+        anchored && self.ok.is_none_or(|ok| ok(c, s))
     }
 }
 
@@ -859,7 +860,8 @@ mod tests {
                 let windows: Vec<Vec<bool>> = (0..n)
                     .map(|_| (0..=n).map(|s| s > 0 && random(8) > 0).collect())
                     .collect();
-                for ok in [None, Some(&windows[..])] {
+                let windowed = |c: CellId, s: usize| windows[c.index()][s];
+                for ok in [None, Some(&windowed as &dyn Fn(CellId, usize) -> bool)] {
                     let known = Known {
                         n,
                         anchors: &anchors,
