@@ -384,6 +384,38 @@ fn encoding(arg: Option<EncodingArg>) -> Encoding {
     }
 }
 
+/// `--jobs` by default: one search per core, at most two
+/// ([`bmc::AUTO_JOBS`]), the cores counted when the others are due to
+/// join (`0`); on a machine that lets the process run on one CPU only,
+/// no race (`1`: the models are tried in turn, each under its own
+/// budget). The CPUs come from the affinity mask (one system call; the
+/// cgroup quota that `available_parallelism` also reads costs ~0.05 ms
+/// of files, and is read at the join).
+fn default_jobs() -> usize {
+    match allowed_cpus() {
+        Some(1) => 1,
+        _ => 0,
+    }
+}
+
+/// How many CPUs the process may run on (`None`: not known here).
+#[cfg(target_os = "linux")]
+fn allowed_cpus() -> Option<usize> {
+    // SAFETY: the set is plain data, zeroed is a valid empty set, and
+    // sched_getaffinity writes at most its size into it.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        (libc::sched_getaffinity(0, size, &mut set) == 0).then(|| libc::CPU_COUNT(&set) as usize)
+    }
+}
+
+/// See the Linux version: elsewhere the cores are counted at the join.
+#[cfg(not(target_os = "linux"))]
+fn allowed_cpus() -> Option<usize> {
+    None
+}
+
 /// Solves with the built-in engine, trying the models of
 /// [`grid::strengthen::sat_models`] in turn: a model that meets its
 /// conflict budget hands over to the next, which gets what is left of
@@ -419,8 +451,7 @@ fn solve_bmc(
         // goes through the puzzle's checker too.
         keep: 2,
         seed: args.seed,
-        // By default one search per core, at most two (bmc::AUTO_JOBS).
-        jobs: args.jobs.map_or(0, |n| n as usize),
+        jobs: args.jobs.map_or_else(default_jobs, |n| n as usize),
         ..BmcOptions::default()
     };
     let budgeted = models.len() > 1 && models[0].conflict_budget.is_some();
