@@ -641,14 +641,6 @@ fn search<'s, 'o>(
     }
 }
 
-/// Starts a race's referee ([`Search::hand_over`]) if the watch says
-/// it is due (outside a solve).
-fn hand_over_if_due(watch: &Watch, hand_over: Option<&dyn Fn()>) {
-    if let Some(f) = hand_over.filter(|_| watch.hand_over_due(false)) {
-        f();
-    }
-}
-
 /// The DIMACS text of the unrolling at bound `k` with the goal asserted at
 /// step `k`: exactly the clauses the embedded solver receives when it
 /// solves at a known bound. Comment lines: `c bound K`, `c encoding E`,
@@ -711,7 +703,7 @@ impl Search<'_, '_> {
             let (watch, hand_over) = (&self.watch, self.hand_over);
             timed(&mut self.phases.analyse, || {
                 self.u.prune_for(k, &|| {
-                    hand_over_if_due(watch, hand_over);
+                    watch.hand_over_if_due(false, hand_over);
                     watch.check()
                 })
             });
@@ -724,7 +716,7 @@ impl Search<'_, '_> {
             }
         }
         for step in 0..=k {
-            hand_over_if_due(&self.watch, self.hand_over);
+            self.watch.hand_over_if_due(false, self.hand_over);
             if self.watch.check() {
                 return Ok(self.finish(k, true, false));
             }
@@ -761,7 +753,7 @@ impl Search<'_, '_> {
     /// Searches `k = 0, 1, …` with the goal at `k` as an assumption.
     fn shortest(mut self) -> Result<BmcResult, BmcError> {
         for k in 0..=self.opts.max_bound {
-            hand_over_if_due(&self.watch, self.hand_over);
+            self.watch.hand_over_if_due(false, self.hand_over);
             if self.watch.check() {
                 return Ok(self.finish(k, false, false));
             }

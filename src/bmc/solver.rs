@@ -13,7 +13,7 @@
 //! conflict budget covers a whole search (all its solves, and a search
 //! started over without the branching hint). A race's first search
 //! hands over to its race from inside the solver's callback too
-//! ([`Watch::hand_over_due`]), without stopping the solve.
+//! ([`Watch::hand_over_if_due`]), without stopping the solve.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -46,7 +46,7 @@ pub(crate) struct Watch {
     meter: Option<Arc<AtomicU64>>,
     /// A race's first search before its referee starts: the referee is
     /// due once the solver has looked at the watch 256 times, or
-    /// elsewhere once this instant has passed ([`Watch::hand_over_due`]).
+    /// elsewhere once this instant has passed ([`Watch::hand_over_if_due`]).
     hand_over: Cell<Option<Instant>>,
     pub stopped: Cell<Option<Limit>>,
 }
@@ -144,7 +144,7 @@ impl Watch {
 
     /// Called by the solver very often: checks the limits every few
     /// hundred calls, reports progress every half second, and calls
-    /// `hand_over` when it is due ([`Watch::hand_over_due`]).
+    /// `hand_over` when it is due ([`Watch::hand_over_if_due`]).
     fn tick(&self, hand_over: Option<&dyn Fn()>) -> bool {
         let t = self.ticks.get().wrapping_add(1);
         self.ticks.set(t);
@@ -154,27 +154,25 @@ impl Watch {
         if self.progress.is_some() && self.last_report.get().elapsed() >= REPORT_EVERY {
             self.report(Phase::Solving);
         }
-        if let Some(f) = hand_over.filter(|_| self.hand_over_due(true)) {
-            f();
-        }
+        self.hand_over_if_due(true, hand_over);
         self.check()
     }
 
-    /// Whether a race's first search is due to hand over to the race
-    /// (`true` once, then the watch forgets it): asked by the solver
-    /// (`in_solver`), as soon as it has looked at the watch 256 times (a
-    /// solve that takes longer is no trivial one); elsewhere (the domain
-    /// analysis, the encoding, a solver that cannot call back), once the
-    /// race's delay has passed.
-    pub fn hand_over_due(&self, in_solver: bool) -> bool {
+    /// Calls `hand_over` (a race's first search's) if it is due, once:
+    /// asked by the solver (`in_solver`), as soon as it has looked at the
+    /// watch 256 times (a solve that takes longer is no trivial one);
+    /// elsewhere (the domain analysis, the encoding, a solver that cannot
+    /// call back), once the race's delay has passed.
+    pub fn hand_over_if_due(&self, in_solver: bool, hand_over: Option<&dyn Fn()>) {
+        let Some(f) = hand_over else { return };
         let due = self
             .hand_over
             .get()
             .is_some_and(|at| in_solver || Instant::now() >= at);
         if due {
             self.hand_over.set(None);
+            f();
         }
-        due
     }
 }
 
@@ -200,7 +198,7 @@ pub(crate) trait Backend: Sink {
 /// starts (BatSat: random initial variable activities; CaDiCaL: its
 /// variables shuffled at random), so differently seeded solvers of one
 /// CNF take different paths to the same answer. `hand_over`: what a
-/// race's first search calls when [`Watch::hand_over_due`] (BatSat from
+/// race's first search calls when [`Watch::hand_over_if_due`] (BatSat from
 /// its callback; CaDiCaL's callback must outlive the race, so it calls
 /// it when a solve starts).
 pub(crate) fn make<'h>(
@@ -399,9 +397,7 @@ impl Backend for Cadical<'_> {
         if self.watch.check() {
             return Ok(Answer::Stopped);
         }
-        if let Some(f) = self.hand_over.filter(|_| self.watch.hand_over_due(true)) {
-            f();
-        }
+        self.watch.hand_over_if_due(true, self.hand_over);
         self.watch.begin_solve();
         use rustsat::solvers::LimitConflicts;
         let left = self.watch.conflicts_left();
