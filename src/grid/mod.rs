@@ -127,12 +127,18 @@ impl Coord {
 
     /// Whether `other` is one move away (king moves when `diagonal`).
     pub fn adjacent(self, other: Coord, diagonal: bool) -> bool {
+        self.moves(other, diagonal) == 1
+    }
+
+    /// The moves from here to `other` on a board with no blocked cell
+    /// (king moves when `diagonal`): no more than on any board.
+    pub fn moves(self, other: Coord, diagonal: bool) -> usize {
         let dr = self.row.abs_diff(other.row);
         let dc = self.col.abs_diff(other.col);
         if diagonal {
-            dr.max(dc) == 1
+            dr.max(dc)
         } else {
-            dr + dc == 1
+            dr + dc
         }
     }
 }
