@@ -515,7 +515,7 @@ pub enum BmcError {
 /// back may vary from run to run (the verdict does not).
 pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
     if races(opts) {
-        race::race(sys, &[], None, opts, race::Join::after(race::DELAY))
+        race::race(sys, &[], None, None, opts, race::Join::after(race::DELAY))
     } else {
         solve_one(sys, opts, None)
     }
@@ -553,13 +553,17 @@ pub type Fallback<'a> = dyn Fn() -> System + Sync + 'a;
 /// The first system keeps searching, up to `first_limit` conflicts (a
 /// cheap model that meets a small budget is often slow, not hopeless,
 /// and from where it is it may still answer first); then its core goes
-/// to the last fallback with the next seed. Without a race ([`races`])
-/// this is [`solve`] of `sys`.
+/// to the last fallback with the next seed, for `back_after` conflicts
+/// when that is given, after which the core goes back to the first
+/// system, searched from the start with no budget (a system only the
+/// first model decides is never given up for good). Without a race
+/// ([`races`]) this is [`solve`] of `sys`.
 pub fn solve_racing(
     sys: &System,
     fallbacks: &[&Fallback],
     join_at: Option<u64>,
     first_limit: Option<u64>,
+    back_after: Option<u64>,
     opts: &BmcOptions,
 ) -> Result<BmcResult, BmcError> {
     if !races(opts) {
@@ -569,7 +573,7 @@ pub fn solve_racing(
         conflicts: join_at,
         ..race::Join::after(race::DELAY)
     };
-    race::race(sys, fallbacks, first_limit, opts, join)
+    race::race(sys, fallbacks, first_limit, back_after, opts, join)
 }
 
 /// One search of [`solve`], with the seed of `opts`; `entry`: how it

@@ -72,7 +72,14 @@
 //! shares the machine with the step model where it used to share it with
 //! its second seed), 2-2.7 s with a budget of 5,000; a sparse 15x15 hidato
 //! that the step model answers after ~3,000 conflicts stays unknown
-//! with 2,000.
+//! with 2,000. After [`BACK_BUDGET`](crate::grid::strengthen::BACK_BUDGET)
+//! conflicts of that second seed, the core goes back to the step model,
+//! from the start and with no budget (the rank model's first seed goes
+//! on on the other core): some boards with no path only the step model
+//! refutes (two random hidato boards went from `unknown` at 20 s to
+//! `unsat` in 9 s and 14 s; one the second seed answered at 59k
+//! conflicts, in 12 s, is now `unknown` at 20 s; 96 random thin boards,
+//! within 2 s 91 either way).
 //!
 //! The caller's interrupt flag and deadline hold for every search; the
 //! searches that lose are stopped and joined before this returns.
@@ -213,10 +220,18 @@ pub(super) struct Search {
 /// `first_limit`), each fallback, then the last of them (or the caller's
 /// system, without fallbacks) seeded `+ 1`, `+ 2`, …, one search per
 /// worker, and one more when the first has a budget (its worker goes on
-/// with it).
-pub(super) fn queue(jobs: usize, fallbacks: usize, first_limit: Option<u64>) -> Vec<Search> {
+/// with it). With `back_after` too (and a fallback), that one more
+/// search gets `back_after` conflicts, and then the caller's system is
+/// searched once more, as at first but with no budget: the first
+/// worker goes back to it.
+pub(super) fn queue(
+    jobs: usize,
+    fallbacks: usize,
+    first_limit: Option<u64>,
+    back_after: Option<u64>,
+) -> Vec<Search> {
     let n = jobs.max(1) + usize::from(first_limit.is_some());
-    (0..n)
+    let mut q: Vec<Search> = (0..n)
         .map(|i| {
             let system = i.min(fallbacks);
             Search {
@@ -225,7 +240,16 @@ pub(super) fn queue(jobs: usize, fallbacks: usize, first_limit: Option<u64>) -> 
                 conflict_limit: first_limit.filter(|_| i == 0),
             }
         })
-        .collect()
+        .collect();
+    if let (Some(_), Some(back), true) = (first_limit, back_after, fallbacks > 0) {
+        q[n - 1].conflict_limit = Some(back);
+        q.push(Search {
+            system: 0,
+            seed_offset: 0,
+            conflict_limit: None,
+        });
+    }
+    q
 }
 
 /// Races the searches of [`queue`] on `opts.jobs` workers (see the
@@ -244,6 +268,7 @@ pub(super) fn race(
     sys: &System,
     fallbacks: &[&Fallback],
     first_limit: Option<u64>,
+    back_after: Option<u64>,
     opts: &BmcOptions,
     join: Join,
 ) -> Result<BmcResult, BmcError> {
@@ -253,7 +278,7 @@ pub(super) fn race(
         0 => AUTO_JOBS,
         n => n,
     };
-    let queue = queue(most, fallbacks.len(), first_limit);
+    let queue = queue(most, fallbacks.len(), first_limit, back_after);
     // Every search stops at once when the race is over.
     let stop = Arc::new(AtomicBool::new(false));
     let meter = Arc::new(AtomicU64::new(0));

@@ -632,7 +632,7 @@ fn an_interrupt_flag_stops_the_search() {
 fn raced(jobs: usize, o: BmcOptions) -> impl Fn(&System) -> BmcResult {
     move |sys| {
         let o = BmcOptions { jobs, ..o.clone() };
-        race::race(sys, &[], None, &o, race::Join::after(Duration::ZERO)).unwrap()
+        race::race(sys, &[], None, None, &o, race::Join::after(Duration::ZERO)).unwrap()
     }
 }
 
@@ -655,13 +655,13 @@ fn a_trivial_first_search_is_never_joined() {
             conflicts: Some(10),
             ..race::Join::after(race::DELAY)
         };
-        let r = race::race(&sys, &[], None, &o, join).unwrap();
+        let r = race::race(&sys, &[], None, None, &o, join).unwrap();
         assert_eq!((r.found(), r.searches), (2, 1), "{solver}");
         let o = BmcOptions {
             timeout: Some(race::DELAY * 2),
             ..o
         };
-        let r = race::race(&pigeonhole(12), &[], None, &o, join).unwrap();
+        let r = race::race(&pigeonhole(12), &[], None, None, &o, join).unwrap();
         assert_eq!((r.limit, r.searches), (Some(Limit::Timeout), 2), "{solver}");
     }
 }
@@ -771,7 +771,7 @@ fn a_race_ends_at_the_first_budget_met_and_solve_never_races_one() {
 #[test]
 fn a_race_queue_runs_each_fallback_then_more_seeds_of_the_last() {
     let q = |jobs, fallbacks, limit| {
-        race::queue(jobs, fallbacks, limit)
+        race::queue(jobs, fallbacks, limit, None)
             .iter()
             .map(|s| (s.system, s.seed_offset, s.conflict_limit))
             .collect::<Vec<_>>()
@@ -785,6 +785,45 @@ fn a_race_queue_runs_each_fallback_then_more_seeds_of_the_last() {
     );
     assert_eq!(q(3, 2, None), [(0, 0, None), (1, 0, None), (2, 0, None)]);
     assert_eq!(q(1, 1, Some(9)), [(0, 0, Some(9)), (1, 0, None)]);
+    // Going back: the first worker's second search has a budget too, and
+    // the first system comes once more, with none.
+    let back = |jobs, fallbacks| {
+        race::queue(jobs, fallbacks, Some(9), Some(5))
+            .iter()
+            .map(|s| (s.system, s.seed_offset, s.conflict_limit))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        back(2, 1),
+        [(0, 0, Some(9)), (1, 0, None), (1, 1, Some(5)), (0, 0, None)]
+    );
+    assert_eq!(back(1, 1), [(0, 0, Some(9)), (1, 0, Some(5)), (0, 0, None)]);
+    // Nothing to go back from without a fallback.
+    assert_eq!(back(2, 0), [(0, 0, Some(9)), (0, 1, None), (0, 2, None)]);
+}
+
+#[test]
+fn a_race_goes_back_to_the_first_system_that_alone_can_answer() {
+    // Pigeonhole 7 is refuted after a few hundred conflicts, 12 in no
+    // time a test waits: the first worker meets its budget on 7, then on
+    // the fallback's second seed, then refutes 7 from the start.
+    let build = || pigeonhole(12);
+    for solver in solvers() {
+        // Without the way back the race would run on to its deadline.
+        let o = BmcOptions {
+            solver,
+            jobs: 2,
+            timeout: Some(Duration::from_secs(20)),
+            ..Default::default()
+        };
+        let first = pigeonhole(7);
+        let r = solve_racing(&first, &[&build], Some(1), Some(5), Some(5), &o).unwrap();
+        assert_eq!(
+            (r.status, r.system, r.searches),
+            (Status::Unsat, 0, 4),
+            "{solver}"
+        );
+    }
 }
 
 #[test]
@@ -801,7 +840,7 @@ fn a_race_with_a_fallback_answers_with_whichever_system_can() {
         // The first system cannot answer soon (pigeonhole, hard), the
         // fallback joins at its 10th conflict and answers.
         let hard = pigeonhole(10);
-        let r = solve_racing(&hard, &[&build], Some(10), None, &o).unwrap();
+        let r = solve_racing(&hard, &[&build], Some(10), None, None, &o).unwrap();
         assert_eq!(
             (r.status, r.system, r.found()),
             (Status::Solved, 1, 2),
@@ -818,6 +857,7 @@ fn a_race_with_a_fallback_answers_with_whichever_system_can() {
             &hard,
             &[&build],
             Some(20),
+            None,
             &one,
             race::Join::after(Duration::ZERO),
         )
@@ -828,7 +868,7 @@ fn a_race_with_a_fallback_answers_with_whichever_system_can() {
             "{solver}"
         );
         // An easy first system answers itself; its paths are the counter's.
-        let r = solve_racing(&easy, &[&build], Some(10), Some(1000), &o).unwrap();
+        let r = solve_racing(&easy, &[&build], Some(10), Some(1000), None, &o).unwrap();
         assert_eq!((r.status, r.system, r.found()), (Status::Solved, 0, 2));
         let mut paths: Vec<_> = r.traces.iter().map(|t| ints(t, x)).collect();
         paths.sort();
@@ -839,7 +879,7 @@ fn a_race_with_a_fallback_answers_with_whichever_system_can() {
             conflict_limit: Some(30),
             ..one.clone()
         };
-        let r = solve_racing(&hard, &[&build], Some(10), Some(10), &capped).unwrap();
+        let r = solve_racing(&hard, &[&build], Some(10), Some(10), None, &capped).unwrap();
         let want = (Status::Unknown, 0, Some(Limit::Conflicts(30)));
         assert_eq!((r.status, r.system, r.limit), want);
     }

@@ -462,6 +462,7 @@ fn solve_bmc(
             fallbacks: rest,
             join_at: first.conflict_budget,
             first_limit: Some(grid::strengthen::RACE_BUDGET),
+            back_after: Some(grid::strengthen::BACK_BUDGET),
         };
         let (system, result) = solve_model(puzzle, first, run, raced, args.quiet)?;
         let report = bmc_report(puzzle, args, &result)?;
@@ -496,6 +497,7 @@ struct Run<'m> {
     fallbacks: &'m [SatModel],
     join_at: Option<u64>,
     first_limit: Option<u64>,
+    back_after: Option<u64>,
 }
 
 impl Run<'_> {
@@ -504,6 +506,7 @@ impl Run<'_> {
             fallbacks: &[],
             join_at: None,
             first_limit: None,
+            back_after: None,
         }
     }
 }
@@ -559,7 +562,14 @@ fn solve_model(
         .map(|m| move || m.compile(puzzle))
         .collect();
     let fallbacks: Vec<&bmc::Fallback> = makers.iter().map(|f| f as &bmc::Fallback).collect();
-    let result = bmc::solve_racing(&system, &fallbacks, run.join_at, run.first_limit, &opts)?;
+    let result = bmc::solve_racing(
+        &system,
+        &fallbacks,
+        run.join_at,
+        run.first_limit,
+        run.back_after,
+        &opts,
+    )?;
     if show_progress {
         eprint!("\r\x1b[K");
     }
