@@ -585,36 +585,28 @@ fn windows(p: &Puzzle) -> Vec<Vec<bool>> {
     }
     let dists: Vec<_> = anchors.iter().map(|&(_, at)| distances(&adj, at)).collect();
     for (c, steps) in ok.iter_mut().enumerate() {
-        // The parity part of `keep_distance` is one of two for every
-        // number: each that comes up is applied once, at the end.
-        let mut banned_parity = [false; 2];
+        // The parity each number leaves is one of two: each that comes
+        // up is applied once, at the end.
+        let mut banned = [false; 2];
         for (&(k, _), dist) in anchors.iter().zip(&dists) {
-            keep_distance(steps, k, dist[c], false);
+            keep_distance(steps, k, dist[c]);
             if let (true, Some(d)) = (bipartite, dist[c]) {
-                banned_parity[(k + d + 1) % 2] = true;
+                banned[odd_gap_parity(k, d)] = true;
             }
         }
-        for (parity, _) in banned_parity.iter().enumerate().filter(|(_, &b)| b) {
-            let first = if parity == 1 { 1 } else { 2 };
-            steps
-                .iter_mut()
-                .skip(first)
-                .step_by(2)
-                .for_each(|a| *a = false);
+        for parity in (0..2).filter(|&x| banned[x]) {
+            ban_parity(steps, parity);
         }
     }
     ok
 }
 
 /// Narrows the steps `ok` of a cell `d` moves from an anchor at step `k`
-/// (`None`: it cannot reach it) to those at least `d` steps from `k`,
-/// and on an orthogonal (`bipartite`) board to those an even number of
-/// steps more than `d` away.
-/// The same as [`in_reach`] step by step, in runs (what it rules out is
-/// the steps closer than `d` to `k`, and every other step on a
-/// bipartite board): a window per cell and number step by step was
-/// most of the time of [`windows`] (5.9M instructions on a 9x9 hidato).
-fn keep_distance(ok: &mut [bool], k: usize, d: Option<usize>, bipartite: bool) {
+/// (`None`: it cannot reach it) to those at least `d` steps from `k`;
+/// with [`ban_parity`] of [`odd_gap_parity`] on an orthogonal board,
+/// [`in_reach`] in runs instead of step by step (which was most of the
+/// time of [`windows`]: 5.9M instructions on a 9x9 hidato).
+fn keep_distance(ok: &mut [bool], k: usize, d: Option<usize>) {
     if ok.len() <= 1 {
         return;
     }
@@ -631,14 +623,22 @@ fn keep_distance(ok: &mut [bool], k: usize, d: Option<usize>, bipartite: bool) {
     if lo <= hi {
         ok[lo..=hi].fill(false);
     }
-    if bipartite {
-        // `|s - k| - d` odd, i.e. `s + k + d` odd.
-        let first = 1 + (k + d) % 2;
-        ok.iter_mut()
-            .skip(first)
-            .step_by(2)
-            .for_each(|a| *a = false);
-    }
+}
+
+/// On an orthogonal board, the parity of the steps a cell `d` moves from
+/// an anchor at step `k` cannot be at (those where `|s - k| - d` is odd,
+/// i.e. `s + k + d` is).
+fn odd_gap_parity(k: usize, d: usize) -> usize {
+    (k + d + 1) % 2
+}
+
+/// Rules out the steps of `parity` (from step 1 on).
+fn ban_parity(ok: &mut [bool], parity: usize) {
+    let first = if parity == 1 { 1 } else { 2 };
+    ok.iter_mut()
+        .skip(first)
+        .step_by(2)
+        .for_each(|a| *a = false);
 }
 
 /// Whether a cell `d` moves from an anchor at step `k` (`None`: it
@@ -1906,7 +1906,10 @@ mod tests {
                 for d in [None, Some(0), Some(1), Some(2), Some(3), Some(7)] {
                     for bipartite in [false, true] {
                         let mut ok = vec![true; len];
-                        keep_distance(&mut ok, k, d, bipartite);
+                        keep_distance(&mut ok, k, d);
+                        if let (true, Some(d)) = (bipartite, d) {
+                            ban_parity(&mut ok, odd_gap_parity(k, d));
+                        }
                         let want: Vec<bool> = (0..len)
                             .map(|s| s == 0 || in_reach(s, k, d, bipartite))
                             .collect();
