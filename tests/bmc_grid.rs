@@ -244,12 +244,13 @@ fn boards_without_a_path_are_unsat_without_search() {
 }
 
 /// A 3x33 hidato with two numbers (`gen-random-board.py hidato 3 33 7 2
-/// 3`): the two cells under the wall at column 14 are the only way into
-/// the 41 cells left of them, and the steps that leaves those cells, with
-/// the numbers 9 and 78 where they are, leave no path. The step model
-/// took 8.6k conflicts to refute it and the rank model did not in 30 s;
-/// with the `cut-steps` windows the step model's analysis does at once.
-/// An open board has no cut: no window is added there.
+/// 3`): the two open cells of column 14 (the middle one is blocked) are
+/// the only way into the 39 cells left of them, and the steps that leaves
+/// those cells, with the numbers 9 and 78 where they are, leave no path.
+/// The step model took 8.6k conflicts to refute it and the rank model
+/// did not in 30 s; with the `cut-steps` windows the step model's
+/// analysis does at once. A small open board has no cut: no window is
+/// added there.
 #[test]
 fn the_steps_a_neck_leaves_refute_a_thin_board_without_search() {
     let text = "variant: hidato

@@ -518,12 +518,15 @@ pub const RACE_BUDGET: u64 = 2000;
 /// (`gen-random-board.py hidato 3 33 7 2 3`, `4 24 7 4 2`) it refutes
 /// alone in 8.6k and 22k conflicts (3 s and 7 s) stayed `unknown` at
 /// 60 s, the rank model at 225k conflicts in 30 s without an answer;
-/// with this they are `unsat` in 9 s and 14 s. Its cost: a board the
-/// second seed answers past this many conflicts loses that answer
-/// (random hidato 3x50, 4 blocked, 2 numbers, seed 1: the second seed's
-/// path at 59k conflicts, 12 s, now `unknown` at 20 s). At 7-14k
-/// conflicts a second, this is 3.5-7 s of the core: none of the sparse
-/// 15x15 boards the second seed answers (at most ~25k) is touched.
+/// with this they are `unsat` in 9 s and 14 s (the first is now refuted
+/// without search by [`cut_steps`]; the second, whose neck has three
+/// cells, is not). Its cost: a board the second seed answers past this
+/// many conflicts loses that answer (random hidato 3x50, 4 blocked, 2
+/// numbers, seed 1: the second seed's path at 59k conflicts, 12 s, now
+/// `unknown` at 20 s; the first seed goes on, so it may still come).
+/// At 7-14k conflicts a second, this is 3.5-7 s of the core: none of
+/// the sparse 15x15 boards the second seed answers (at most ~25k) is
+/// touched.
 pub const BACK_BUDGET: u64 = 50_000;
 
 /// Every open cell's neighbours, by cell id (computed once for the many
