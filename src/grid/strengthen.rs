@@ -572,6 +572,11 @@ fn gaps(p: &Puzzle, adj: &[Vec<CellId>], givens: &[(u32, CellId)]) -> Vec<usize>
 /// of the right parity on orthogonal grids, where the colour counts tell
 /// it too ([`colour_parity`]).
 fn windows(p: &Puzzle) -> Vec<Vec<bool>> {
+    windows_with(p, &adjacency(p), &anchors(p))
+}
+
+/// [`windows`] given the puzzle's [`adjacency`] and [`anchors`].
+fn windows_with(p: &Puzzle, adj: &[Vec<CellId>], anchors: &[(usize, CellId)]) -> Vec<Vec<bool>> {
     let n = p.open_count();
     let mut ok = vec![vec![true; n + 1]; n];
     for row in &mut ok {
@@ -581,12 +586,10 @@ fn windows(p: &Puzzle) -> Vec<Vec<bool>> {
     if bipartite {
         colour_parity(p, &mut ok);
     }
-    let anchors = anchors(p);
-    let adj = adjacency(p);
     if p.variant == Variant::Waypoint {
-        waypoint_windows(p, &adj, &mut ok);
+        waypoint_windows(p, adj, &mut ok);
     }
-    let dists: Vec<_> = anchors.iter().map(|&(_, at)| distances(&adj, at)).collect();
+    let dists: Vec<_> = anchors.iter().map(|&(_, at)| distances(adj, at)).collect();
     for (c, steps) in ok.iter_mut().enumerate() {
         // The parity each number leaves is one of two: each that comes
         // up is applied once, at the end.
@@ -660,8 +663,9 @@ fn in_reach(s: usize, k: usize, d: Option<usize>, bipartite: bool) -> bool {
 /// --count 2`: one of 14 puzzles 1.7 -> 8.6 s, others ±30%), while a
 /// cut that refutes the board does so through [`no_path`] already.
 fn cut_narrowed_windows(p: &Puzzle) -> Vec<Vec<bool>> {
-    let mut ok = windows(p);
-    cut_windows(p, &adjacency(p), &anchors(p), &mut ok);
+    let (adj, anchors) = (adjacency(p), anchors(p));
+    let mut ok = windows_with(p, &adj, &anchors);
+    cut_windows(cuts::cuts(p, &adj), &anchors, &mut ok);
     ok
 }
 
@@ -669,9 +673,9 @@ fn cut_narrowed_windows(p: &Puzzle) -> Vec<Vec<bool>> {
 /// ([`cuts::fit`]); empties them all when a cut leaves no path. Each cut
 /// is looked at once, in the order [`cuts::cuts`] finds them, with the
 /// windows the cuts before it left.
-fn cut_windows(p: &Puzzle, adj: &[Vec<CellId>], anchors: &[(usize, CellId)], ok: &mut [Vec<bool>]) {
-    let n = adj.len();
-    for cut in cuts::cuts(p, adj) {
+fn cut_windows(cuts: Vec<Cut>, anchors: &[(usize, CellId)], ok: &mut [Vec<bool>]) {
+    let n = ok.len();
+    for cut in cuts {
         let windowed = |c: CellId, s: usize| ok[c.index()][s];
         let known = Known {
             n,
@@ -808,9 +812,15 @@ pub fn distance(p: &Puzzle, v: &GridVars, sys: &mut System) {
 /// has no path, which the step model refuted in 8.6k conflicts (3 s) and
 /// the rank model not in 30 s; with these it is `unsat` at 0 conflicts.
 pub fn cut_steps(p: &Puzzle, v: &GridVars, sys: &mut System) {
-    let plain = windows(p);
+    let adj = adjacency(p);
+    let cuts = cuts::cuts(p, &adj);
+    if cuts.is_empty() {
+        return; // and no windows to work out
+    }
+    let anchors = anchors(p);
+    let plain = windows_with(p, &adj, &anchors);
     let mut cut = plain.clone();
-    cut_windows(p, &adjacency(p), &anchors(p), &mut cut);
+    cut_windows(cuts, &anchors, &mut cut);
     for (c, (cut, plain)) in cut.iter().zip(&plain).enumerate() {
         if cut != plain {
             ban_steps(p, v, sys, CellId(c as u32), cut, "cut-steps");
