@@ -77,7 +77,12 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// (no cuts) unchanged. Instructions (callgrind, `solve`): hidato-9x9-s1
 /// -16%, numbrix-9x9-s1 -2%, hidato-9x9-unique-s3 +7.6%,
 /// numbrix-15x15-s1 +7.9% (its 30 cuts' fits, which narrow nothing
-/// there). Every model of
+/// there). No model of the engine stutters: it solves at the exact
+/// bound, where the goal first holds at the last frame, so the
+/// `solved` arm of `next(pos)` and the `solved |` of the no-revisit
+/// TRANS only cost analysis and clauses (numbrix-9x9-s1 -5%
+/// instructions); `cnf --bound` past it asks for
+/// [`SatModel::stuttering`]. Every model of
 /// the engine has `no-path` ([`no_path`]: `FALSE` on a board the colours,
 /// a cut or its dead ends leave without a path; a search refutes those
 /// only by exhausting the board). Measured with `bench_grid`
@@ -297,9 +302,9 @@ pub fn sat_options(p: &Puzzle) -> CompileOptions {
         Variant::Numbrix | Variant::Hidato => vec![no_path, cover, cut_steps],
     };
     CompileOptions {
+        stutter: false,
         no_revisit: Some(NoRevisit::Trans),
         extras,
-        ..CompileOptions::default()
     }
 }
 
@@ -326,6 +331,16 @@ impl SatModel {
             kind: ModelKind::Steps(options),
             conflict_budget,
         }
+    }
+
+    /// This model with a solved path that stutters (`pos` stays put),
+    /// for an unrolling past the puzzle's exact bound (`cnf --bound`):
+    /// the models `solve` uses leave stuttering out (see [`sat_options`]).
+    pub fn stuttering(mut self) -> SatModel {
+        if let ModelKind::Steps(options) = &mut self.kind {
+            options.stutter = true;
+        }
+        self
     }
 
     /// The system of this model for `p` (the successor model exists for
@@ -464,13 +479,13 @@ pub fn sat_models(p: &Puzzle) -> Vec<SatModel> {
     // `cycles` bans keep the search out of; on orthogonal grids the
     // ranks' parity and order refute them as cheaply (see above).
     let order = || CompileOptions {
+        stutter: false,
         no_revisit: Some(NoRevisit::Trans),
         extras: if p.variant.diagonal() {
             vec![no_path, path_order, cycles, by_rank, cover]
         } else {
             vec![no_path, path_order, by_rank, cover]
         },
-        ..CompileOptions::default()
     };
     match p.variant {
         Variant::Waypoint => vec![
@@ -2303,6 +2318,42 @@ mod tests {
                     .found()
                 };
                 assert_eq!(count(&plain), count(&strong), "{names:?} on {text}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_engines_models_stutter_only_when_asked() {
+        // Every step model: the same solutions at the exact bound with or
+        // without stuttering, and some two frames past it when asked to
+        // stutter. Without, the first numbrix model, which only moves
+        // `pos` by `next(pos)`, has none there (the models with ranks
+        // also tie `pos` to the saturating `step`, which stays put).
+        for (text, models, moving) in [
+            ("variant: numbrix\n1 . .\n. . .\n. . 9\n", 0..2, Some(0)),
+            ("variant: waypoint\n1 . .\n. . .\n. . 2\n", 1..2, None),
+        ] {
+            let p = parse::parse(text).unwrap();
+            let exact = p.open_count() - 1;
+            for i in models {
+                let solve = |m: SatModel, k: usize| {
+                    let sys = m.compile(&p);
+                    let opts = crate::bmc::BmcOptions {
+                        bound: Some(k),
+                        count: Some(0),
+                        ..Default::default()
+                    };
+                    crate::bmc::solve(&sys, &opts).unwrap().found()
+                };
+                let model = || sat_models(&p).swap_remove(i);
+                let what = format!("model {i} of {text}");
+                assert!(solve(model(), exact) > 0, "{what}");
+                let stutters = solve(model().stuttering(), exact);
+                assert_eq!(solve(model(), exact), stutters, "{what}");
+                assert!(solve(model().stuttering(), exact + 2) > 0, "{what}");
+                if moving == Some(i) {
+                    assert_eq!(solve(model(), exact + 2), 0, "{what}");
+                }
             }
         }
     }
