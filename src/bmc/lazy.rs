@@ -132,6 +132,60 @@ impl Lazy {
     }
 }
 
+/// The cuts of `sys`'s hints ([`Acyclic::cuts`]) that are cycles of
+/// their graph, as (hint, cut) indices: each is then implied by the
+/// hint's INVARs (the ranks grow along every pointer, so no cycle is
+/// ever closed), and a clause that one of its pointers is not taken
+/// removes no solution. A cut that is no such cycle (a node or value out
+/// of range, a node twice, pointers that leave the cut or close a
+/// shorter cycle) is left out.
+pub(crate) fn hint_cuts(sys: &System) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut to = Vec::new();
+    for (h, hint) in sys.acyclic.iter().enumerate() {
+        for (c, cut) in hint.cuts.iter().enumerate() {
+            if hint.succ.len() == hint.target.len() && is_cycle(cut, &hint.target, &mut to) {
+                out.push((h, c));
+            }
+        }
+    }
+    out
+}
+
+/// Whether the pointers `cut` (node, value index; in any order) form one
+/// cycle through all their nodes in the graph `target`; `to` is scratch.
+pub(crate) fn is_cycle(
+    cut: &[(usize, usize)],
+    target: &[Vec<Option<usize>>],
+    to: &mut Vec<usize>,
+) -> bool {
+    let n = cut.len();
+    // The position in `cut` of the node each pointer points at.
+    to.clear();
+    for (k, &(i, v)) in cut.iter().enumerate() {
+        let Some(j) = target.get(i).and_then(|t| t.get(v)).copied().flatten() else {
+            return false;
+        };
+        if cut[..k].iter().any(|&(x, _)| x == i) {
+            return false;
+        }
+        match cut.iter().position(|&(x, _)| x == j) {
+            Some(p) => to.push(p),
+            None => return false,
+        }
+    }
+    // Following the pointers from the first comes back after `n` moves,
+    // and no sooner.
+    let mut at = 0;
+    for moves in 1..=n {
+        at = to[at];
+        if at == 0 {
+            return moves == n && n >= 2;
+        }
+    }
+    false
+}
+
 impl Graph {
     fn new(sys: &System, h: &Acyclic) -> Option<Graph> {
         let n = h.succ.len();

@@ -1600,6 +1600,67 @@ fn lazy_acyclicity_counts_what_the_ranks_count() {
 }
 
 #[test]
+fn a_hints_cuts_forbid_their_cycles_up_front_and_only_cycles() {
+    let mut sys = hamiltonian_paths(4);
+    // The value index of `to{j}` in `p_i`'s domain.
+    let v = |i: usize, j: usize| if j < i { j } else { j - 1 };
+    // Every cycle of two or three nodes, the pointers of the two-cycles
+    // listed against their order (any order is a cycle).
+    let mut cuts = Vec::new();
+    for a in 0..4 {
+        for b in a + 1..4 {
+            cuts.push(vec![(b, v(b, a)), (a, v(a, b))]);
+            for c in (a + 1..4).filter(|&c| c != b) {
+                cuts.push(vec![(a, v(a, b)), (b, v(b, c)), (c, v(c, a))]);
+            }
+        }
+    }
+    sys.acyclic[0].cuts = cuts;
+    let count = |sys: &System, lazy: bool| {
+        let o = BmcOptions {
+            count: Some(0),
+            lazy,
+            ..BmcOptions::default()
+        };
+        let r = solve(sys, &o).unwrap();
+        (r.found(), r.exhausted, r.cuts)
+    };
+    // With one node without a successor, a cycle has at most three
+    // nodes: the lazy search never meets one.
+    assert_eq!(count(&sys, true), (24, true, 0));
+    assert_eq!(count(&sys, false), (24, true, 0));
+    // What is no cycle would forbid paths: it is left out.
+    for bad in [
+        vec![(0, v(0, 1)), (1, v(1, 2))],
+        vec![(0, v(0, 1)), (1, v(1, 0)), (0, v(0, 1))],
+        vec![(0, v(0, 1)), (1, v(1, 0)), (2, v(2, 3)), (3, v(3, 2))],
+        vec![(0, v(0, 1)), (1, 3)],
+        vec![(0, v(0, 1)), (9, 0)],
+    ] {
+        assert!(
+            !lazy::is_cycle(&bad, &sys.acyclic[0].target, &mut Vec::new()),
+            "{bad:?}"
+        );
+        sys.acyclic[0].cuts = vec![bad];
+        assert_eq!(count(&sys, true).0, 24);
+    }
+}
+
+#[test]
+fn the_waypoint_successor_models_cuts_are_all_cycles() {
+    for text in [
+        "variant: waypoint\n1 . . .\n. . . .\n. . X .\n. . . 2\n",
+        "variant: waypoint\n. 2 . .\n1 . . 4\n. . 3 .\n",
+    ] {
+        let p = crate::grid::parse::parse(text).unwrap();
+        let sys = crate::grid::successor::compile(&p).unwrap();
+        let cuts = &sys.acyclic[0].cuts;
+        assert!(!cuts.is_empty(), "{text}");
+        assert_eq!(lazy::hint_cuts(&sys).len(), cuts.len(), "{text}");
+    }
+}
+
+#[test]
 fn a_rank_read_outside_the_hint_turns_the_lazy_search_off() {
     let mut sys = hamiltonian_paths(3);
     let r0 = sys.var_by_name("r0").unwrap();

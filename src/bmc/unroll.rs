@@ -25,6 +25,7 @@ use super::analyse;
 use super::cnf::{Label, Meaning, Sink};
 use super::domains::Domains;
 use super::expr::{At, Fail, Term};
+use super::lazy;
 use super::value_alias;
 use super::{BmcError, Encoding};
 use crate::ir::{Domain, System, Trace, Value, VarId};
@@ -56,6 +57,9 @@ pub(crate) struct Unroller<'s, S: Sink> {
     /// The INVARs asserted at every step ([`System::step_invariants`]);
     /// the others, over frozen variables only, at step 0 only.
     invar_each: Vec<usize>,
+    /// The cuts of the system's acyclicity hints ([`lazy::hint_cuts`]:
+    /// hint and cut indices), asserted at step 0 after the INVARs.
+    hint_cuts: Vec<(usize, usize)>,
     /// Per variable: the INVAR and expression that define it, if any (see
     /// [`analyse::aliases`]); its copy is then the expression's literal.
     aliases: Vec<Option<(usize, crate::ir::Expr)>>,
@@ -150,6 +154,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             sink,
             encodings,
             invar_each,
+            hint_cuts: lazy::hint_cuts(sys),
             aliases,
             value_aliases,
             forced: Vec::new(),
@@ -541,6 +546,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             for i in 0..sys.invar.len() {
                 self.assert_invar(i, here, &defining)?;
             }
+            self.assert_hint_cuts()?;
         } else {
             // Taken out for the loan, put back below (also on error).
             let each = std::mem::take(&mut self.invar_each);
@@ -591,6 +597,30 @@ impl<'s, S: Sink> Unroller<'s, S> {
             }
         }
         Ok(())
+    }
+
+    /// The clauses of the hints' cuts: some pointer of each is not taken.
+    fn assert_hint_cuts(&mut self) -> Result<(), BmcError> {
+        let sys = self.sys;
+        let cuts = std::mem::take(&mut self.hint_cuts);
+        let mut clause = Vec::new();
+        let mut done = Ok(());
+        for &(h, c) in &cuts {
+            let hint = &sys.acyclic[h];
+            clause.clear();
+            for &(i, v) in &hint.cuts[c] {
+                match self.eq_index(hint.succ[i], 0, v) {
+                    Ok(l) => clause.push(!l),
+                    Err(e) => done = Err(e),
+                }
+            }
+            done = done.and_then(|()| self.clause(&clause));
+            if done.is_err() {
+                break;
+            }
+        }
+        self.hint_cuts = cuts;
+        done
     }
 
     /// Whether the domain analysis found INVAR (`trans: false`) or TRANS

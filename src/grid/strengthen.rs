@@ -1582,18 +1582,82 @@ pub fn cycles(p: &Puzzle, v: &GridVars, sys: &mut System) {
 
 /// The INVARs of [`cycles`] over the successor variables `succ` (by cell).
 pub(super) fn add_cycle_bans(p: &Puzzle, succ: &[VarId], sys: &mut System) {
-    // A move its cell's variable has no value for (out of the end of the
-    // successor model) cannot close a cycle.
+    let mut ids = String::new();
+    let mut bans = Vec::new();
+    each_short_cycle(p, succ, sys, |ring, forward, moves| {
+        ids.clear();
+        for x in ring {
+            ids.push(' ');
+            x.0.push_to(&mut ids);
+        }
+        let way = if forward {
+            " (one way)"
+        } else {
+            " (the other way)"
+        };
+        let all = moves.map(|(a, dir)| dir.is(succ[a.index()])).collect();
+        bans.push(Constraint {
+            label: label!("cycles: no cycle", ids.as_str(), way),
+            expr: Expr::negate(Expr::And(all)),
+        });
+    });
+    sys.invar.extend(bans);
+}
+
+/// The short cycles of [`cycles`] as cuts of an
+/// [`Acyclic`](crate::ir::Acyclic) hint over `succ` (by cell): each its
+/// moves as `(cell, value index of the move's direction in the cell's
+/// domain)`. For a system that needs them in no INVAR (the successor
+/// model, whose ranks forbid every cycle): no expression is built for
+/// them. As INVARs they were a quarter of the instructions of `solve` on
+/// the 9x9 waypoint bench (built, analysed and encoded one by one, and
+/// the same clauses in the end).
+pub(super) fn cycle_cuts(p: &Puzzle, succ: &[VarId], sys: &System) -> Vec<Vec<(usize, usize)>> {
+    // The value index of each direction in each cell's domain.
+    let index: Vec<[u8; 9]> = succ
+        .iter()
+        .map(|&s| {
+            let mut at = [u8::MAX; 9];
+            if let Domain::Enum(names) = &sys.var(s).domain {
+                for (v, name) in names.iter().enumerate() {
+                    if let Some(dir) = Dir::named(name) {
+                        at[dir.index()] = v as u8;
+                    }
+                }
+            }
+            at
+        })
+        .collect();
+    let mut cuts = Vec::new();
+    each_short_cycle(p, succ, sys, |_, _, moves| {
+        cuts.push(
+            moves
+                .map(|(a, dir)| (a.index(), index[a.index()][dir.index()] as usize))
+                .collect(),
+        );
+    });
+    cuts
+}
+
+/// Calls `f(ring, forward, moves)` for each short cycle of [`cycles`]
+/// that the successor variables `succ` (by cell) can close: the ring's
+/// cells, which way round, and its moves `(from, direction)`. A move its
+/// cell's variable has no value for (out of the end of the successor
+/// model) closes none.
+fn each_short_cycle(
+    p: &Puzzle,
+    succ: &[VarId],
+    sys: &System,
+    mut f: impl FnMut(&[CellId], bool, &mut dyn Iterator<Item = (CellId, Dir)>),
+) {
     let can: Vec<u16> = succ
         .iter()
         .map(|&s| directions(&sys.var(s).domain))
         .collect();
     let id = |r: usize, c: usize| p.cell_id(Coord::new(r, c));
     // Tens of thousands of these on a big board: each shape's directions
-    // worked out once, the ring in a reused buffer, the labels written
-    // once per ring and at their length.
+    // worked out once, the ring in a reused buffer.
     let mut ring: Vec<CellId> = Vec::with_capacity(8);
-    let mut ids = String::new();
     for r in 0..p.rows() {
         for c in 0..p.cols() {
             for shape in Shape::all(p.variant.diagonal()) {
@@ -1605,25 +1669,14 @@ pub(super) fn add_cycle_bans(p: &Puzzle, succ: &[VarId], sys: &mut System) {
                 if ring.len() < shape.cells.len() {
                     continue;
                 }
-                ids.clear();
-                for x in &ring {
-                    ids.push(' ');
-                    x.0.push_to(&mut ids);
-                }
-                for (forward, way) in [(true, " (one way)"), (false, " (the other way)")] {
-                    let moves = shape.moves(&ring, forward);
-                    if !moves
+                for forward in [true, false] {
+                    let mut moves = shape.moves(&ring, forward);
+                    if moves
                         .clone()
                         .all(|(a, dir)| can[a.index()] >> dir.index() & 1 == 1)
                     {
-                        continue;
+                        f(&ring, forward, &mut moves);
                     }
-                    let all = moves.map(|(a, dir)| dir.is(succ[a.index()])).collect();
-                    invar(
-                        sys,
-                        label!("cycles: no cycle", ids.as_str(), way),
-                        Expr::negate(Expr::And(all)),
-                    );
                 }
             }
         }
@@ -2354,6 +2407,34 @@ mod tests {
                 if moving == Some(i) {
                     assert_eq!(solve(model(), exact + 2), 0, "{what}");
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn the_successor_models_cuts_are_the_cycles_the_bans_forbid() {
+        for text in [
+            "variant: waypoint\n1 . . .\n. . . .\n. . X .\n. . . 2\n",
+            "variant: waypoint\n. 2 . .\n1 . . 4\n. . 3 .\n",
+        ] {
+            let p = parse::parse(text).unwrap();
+            let sys = crate::grid::successor::compile(&p).unwrap();
+            let hint = &sys.acyclic[0];
+            // As many as the INVARs of `cycles` over the same variables.
+            let mut banned = sys.clone();
+            add_cycle_bans(&p, &hint.succ, &mut banned);
+            assert_eq!(banned.invar.len() - sys.invar.len(), hint.cuts.len());
+            // Each takes its nodes round one cycle.
+            for cut in &hint.cuts {
+                let mut to: Vec<usize> = cut
+                    .iter()
+                    .map(|&(i, v)| hint.target[i][v].unwrap())
+                    .collect();
+                let mut from: Vec<usize> = cut.iter().map(|&(i, _)| i).collect();
+                to.sort_unstable();
+                from.sort_unstable();
+                from.dedup();
+                assert_eq!((from.len(), &to), (cut.len(), &from), "{cut:?}");
             }
         }
     }

@@ -17,7 +17,9 @@
 //!   cycle; the system's [`System::acyclic`] hint names these INVARs, and
 //!   the bounded model checker leaves them out and cuts off cycles as its
 //!   models show them (`bmc::lazy`);
-//! * the short-cycle bans of [`super::strengthen::cycles`];
+//! * the short cycles of [`super::strengthen::cycles`], as the hint's
+//!   cuts (implied by the ranks: no INVAR, the engine adds them as
+//!   clauses);
 //! * `FALSE` when the board has no path at all
 //!   ([`super::strengthen::no_path`]).
 //!
@@ -30,7 +32,7 @@
 //! [`super::strengthen::sat_models`].
 
 use super::moves::{Dir, Moves};
-use super::strengthen::{add_cycle_bans, add_legs, add_no_path, add_ranks, invar, END};
+use super::strengthen::{add_legs, add_no_path, add_ranks, cycle_cuts, invar, END};
 use super::{CellId, Coord, Puzzle, Variant};
 use crate::ir::label::label;
 use crate::ir::{Acyclic, Domain, Expr, System, Value, VarId};
@@ -79,7 +81,6 @@ pub fn compile(p: &Puzzle) -> Option<System> {
     }
     add_no_path(p, &mut sys);
     add_legs(p, &moves, &succ, &mut sys);
-    add_cycle_bans(p, &succ, &mut sys);
     add_rank_witnesses(p, &moves, &succ, &mut sys);
     sys.solution_vars = succ.clone();
     sys.branch_vars = succ;
@@ -116,7 +117,8 @@ fn directions(mut dirs: Vec<String>) -> Domain {
 }
 
 /// The witness ranks: a move raises the rank. These INVARs are the
-/// system's [`System::acyclic`] hint.
+/// system's [`System::acyclic`] hint, with the short cycles of
+/// [`super::strengthen::cycles`] as its cuts.
 fn add_rank_witnesses(p: &Puzzle, moves: &Moves, succ: &[VarId], sys: &mut System) {
     let rank = add_ranks(p, sys);
     let mut hint = Acyclic {
@@ -124,6 +126,7 @@ fn add_rank_witnesses(p: &Puzzle, moves: &Moves, succ: &[VarId], sys: &mut Syste
         rank: rank.clone(),
         target: Vec::with_capacity(succ.len()),
         invars: Vec::with_capacity(moves.count()),
+        cuts: Vec::new(),
     };
     for (i, &s) in succ.iter().enumerate() {
         let c = CellId(i as u32);
@@ -157,6 +160,7 @@ fn add_rank_witnesses(p: &Puzzle, moves: &Moves, succ: &[VarId], sys: &mut Syste
         }
         hint.target.push(targets);
     }
+    hint.cuts = cycle_cuts(p, succ, sys);
     sys.acyclic.push(hint);
 }
 
