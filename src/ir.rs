@@ -393,7 +393,7 @@ pub struct Acyclic {
     /// Short cycles of the graph worth forbidding before any model shows
     /// them (the frontend's choice: on a grid, the rings around small
     /// blocks of cells): each is its pointers `(i, v)`, node `i` taking
-    /// the `v`-th value of `succ[i]`, in cycle order. Every one is
+    /// the `v`-th value of `succ[i]`, in any order. Every one is
     /// implied by `invars`; they are not in [`System::invar`] (a checker
     /// has nothing more to check), and an engine that relies on the hint
     /// may add them as clauses, having checked that each is a cycle of

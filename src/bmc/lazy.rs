@@ -143,8 +143,12 @@ pub(crate) fn hint_cuts(sys: &System) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut to = Vec::new();
     for (h, hint) in sys.acyclic.iter().enumerate() {
+        // A node of `target` is one of `succ`.
+        if hint.succ.len() != hint.target.len() {
+            continue;
+        }
         for (c, cut) in hint.cuts.iter().enumerate() {
-            if hint.succ.len() == hint.target.len() && is_cycle(cut, &hint.target, &mut to) {
+            if is_cycle(cut, &hint.target, &mut to) {
                 out.push((h, c));
             }
         }

@@ -602,25 +602,17 @@ impl<'s, S: Sink> Unroller<'s, S> {
     /// The clauses of the hints' cuts: some pointer of each is not taken.
     fn assert_hint_cuts(&mut self) -> Result<(), BmcError> {
         let sys = self.sys;
-        let cuts = std::mem::take(&mut self.hint_cuts);
         let mut clause = Vec::new();
-        let mut done = Ok(());
-        for &(h, c) in &cuts {
+        for k in 0..self.hint_cuts.len() {
+            let (h, c) = self.hint_cuts[k];
             let hint = &sys.acyclic[h];
             clause.clear();
             for &(i, v) in &hint.cuts[c] {
-                match self.eq_index(hint.succ[i], 0, v) {
-                    Ok(l) => clause.push(!l),
-                    Err(e) => done = Err(e),
-                }
+                clause.push(!self.eq_index(hint.succ[i], 0, v)?);
             }
-            done = done.and_then(|()| self.clause(&clause));
-            if done.is_err() {
-                break;
-            }
+            self.clause(&clause)?;
         }
-        self.hint_cuts = cuts;
-        done
+        Ok(())
     }
 
     /// Whether the domain analysis found INVAR (`trans: false`) or TRANS

@@ -725,15 +725,13 @@ fn pick_models(puzzle: &Puzzle, n: Option<usize>) -> anyhow::Result<Vec<SatModel
 
 pub fn cnf(args: CnfArgs) -> anyhow::Result<ExitCode> {
     let puzzle = load_puzzle(&args.puzzle)?;
-    let mut model = pick_models(&puzzle, Some(args.model))?.swap_remove(0);
-    let mut system = model.compile(&puzzle);
+    // Past the exact bound only a path that stays put once solved
+    // reaches the goal at `k`.
+    let model = pick_models(&puzzle, Some(args.model))?
+        .swap_remove(0)
+        .for_bound(&puzzle, args.bound);
+    let system = model.compile(&puzzle);
     let k = args.bound.or(system.bound).unwrap_or(0);
-    if system.bound.is_some_and(|exact| k > exact) {
-        // Past the exact bound only a path that stays put once solved
-        // reaches the goal at `k`.
-        model = model.stuttering();
-        system = model.compile(&puzzle);
-    }
     let text = bmc::dimacs(&system, k, encoding(args.encoding))?;
     deliver(&text, args.output.as_deref())?;
     Ok(ExitCode::SUCCESS)

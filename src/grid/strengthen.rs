@@ -82,7 +82,7 @@ pub fn options(names: &[&str]) -> Result<CompileOptions, UnknownExtra> {
 /// `solved` arm of `next(pos)` and the `solved |` of the no-revisit
 /// TRANS only cost analysis and clauses (numbrix-9x9-s1 -5%
 /// instructions); `cnf --bound` past it asks for
-/// [`SatModel::stuttering`]. Every model of
+/// [`SatModel::for_bound`]. Every model of
 /// the engine has `no-path` ([`no_path`]: `FALSE` on a board the colours,
 /// a cut or its dead ends leave without a path; a search refutes those
 /// only by exhausting the board). Measured with `bench_grid`
@@ -341,6 +341,17 @@ impl SatModel {
             options.stutter = true;
         }
         self
+    }
+
+    /// This model for an unrolling to bound `k` (`None`: the exact one):
+    /// [`SatModel::stuttering`] when `k` is past a step model's exact
+    /// bound (the open cells less one), else as it is.
+    pub fn for_bound(self, p: &Puzzle, k: Option<usize>) -> SatModel {
+        let steps = matches!(self.kind, ModelKind::Steps(_));
+        match k {
+            Some(k) if steps && k + 1 > p.open_count() => self.stuttering(),
+            _ => self,
+        }
     }
 
     /// The system of this model for `p` (the successor model exists for
@@ -854,21 +865,19 @@ fn ban_steps(p: &Puzzle, v: &GridVars, sys: &mut System, c: CellId, allowed: &[b
     if p.variant != Variant::Waypoint && p.number(c).is_some() {
         return;
     }
-    let steps = |keep: bool| -> Vec<Expr> {
-        (1..allowed.len())
-            .filter(|&s| allowed[s] == keep)
-            .map(|s| Expr::int(s as i64))
-            .collect()
-    };
-    let (banned, kept) = (steps(false), steps(true));
-    if banned.is_empty() {
+    let banned = allowed[1..].iter().filter(|&&a| !a).count();
+    if banned == 0 {
         return;
     }
-    let then = if !kept.is_empty() && kept.len() < banned.len() {
-        Expr::is_in(Expr::var(v.step), kept)
-    } else {
-        Expr::negate(Expr::is_in(Expr::var(v.step), banned))
-    };
+    let kept = allowed.len() - 1 - banned;
+    // Which steps the set lists: the allowed ones, or the banned ones.
+    let keep = kept > 0 && kept < banned;
+    let set = (1..allowed.len())
+        .filter(|&s| allowed[s] == keep)
+        .map(|s| Expr::int(s as i64))
+        .collect();
+    let listed = Expr::is_in(Expr::var(v.step), set);
+    let then = if keep { listed } else { Expr::negate(listed) };
     sys.invar.push(Constraint {
         label: format!("{extra}: steps cell {} cannot be visited at", c.0),
         expr: Expr::implies(Expr::eq(Expr::var(v.pos), cell(c)), then),
