@@ -159,6 +159,10 @@ pub(crate) struct Domains {
     /// is left.
     single: Vec<Option<usize>>,
     frozen: Vec<bool>,
+    /// Per variable: `usize::MAX`, or 0 when it is frozen (its copies are
+    /// all at step 0): `step & step_mask[var]` is [`Domains::step_of`]
+    /// without a branch.
+    step_mask: Vec<usize>,
     /// Every variable's domain size.
     sizes: Vec<usize>,
     /// Expression nodes evaluated.
@@ -952,6 +956,11 @@ impl Domains {
             counts: sizes.repeat(k + 1),
             single: single.repeat(k + 1),
             frozen: sys.vars.iter().map(|v| v.frozen).collect(),
+            step_mask: sys
+                .vars
+                .iter()
+                .map(|v| if v.frozen { 0 } else { usize::MAX })
+                .collect(),
             sizes,
             work: 0,
             tick: 1,
@@ -1005,11 +1014,7 @@ impl Domains {
 
     #[inline]
     fn step_of(&self, var: VarId, step: usize) -> usize {
-        if self.frozen[var.index()] {
-            0
-        } else {
-            step
-        }
+        step & self.step_mask[var.index()]
     }
 
     #[inline]
@@ -1425,8 +1430,9 @@ impl Domains {
             alive.clear();
             alive.extend_from_slice(self.allowed(x, t));
             self.prune_var(m, x, t, &mut alive);
+            let at = self.at(x, t);
             for (j, &a) in alive.iter().enumerate() {
-                if !a && self.allowed(x, t)[j] {
+                if !a && self.bits[at + j] {
                     self.remove(x, t, j);
                     changed = true;
                 }
@@ -2029,13 +2035,16 @@ impl Domains {
         }
     }
 
-    /// Whether `e` may be true, may be false: [`Domains::eval`] without
-    /// the abstract value for the boolean nodes.
-    fn truth(&mut self, p: &Program, e: NodeId, ctx: &Ctx) -> (bool, bool) {
+    /// [`Domains::truth`] of a leaf (a constant, `x = c`, a boolean
+    /// copy), in the caller's frame; `None` for any other node. Most
+    /// nodes the analysis evaluates are leaves under a `!`, `&` or `|`,
+    /// and a call of the whole of `truth` cost more than the leaf.
+    #[inline(always)]
+    fn leaf_truth(&mut self, p: &Program, e: NodeId, ctx: &Ctx) -> Option<(bool, bool)> {
         match p.nodes[e as usize] {
             Node::Bool(x) => {
                 self.work += 1;
-                (x, !x)
+                Some((x, !x))
             }
             Node::EqConst { var, next, j } => {
                 self.work += 1;
@@ -2043,7 +2052,7 @@ impl Domains {
                     false => Some(ctx.cur),
                     true => ctx.next,
                 };
-                match s {
+                Some(match s {
                     Some(s) => {
                         let n = self.n_ok(ctx, var, s);
                         match j {
@@ -2059,8 +2068,39 @@ impl Domains {
                         self.work += 2;
                         (true, true)
                     }
-                }
+                })
             }
+            Node::Copy { var, next } if matches!(p.places[var.index()], Place::Bool) => {
+                self.work += 1;
+                let s = match next {
+                    false => Some(ctx.cur),
+                    true => ctx.next,
+                };
+                Some(match s {
+                    Some(s) => (self.ok(ctx, var, s, 1), self.ok(ctx, var, s, 0)),
+                    None => (true, true),
+                })
+            }
+            _ => None,
+        }
+    }
+
+    /// [`Domains::truth`], with a leaf answered in the caller's frame.
+    #[inline(always)]
+    fn kid_truth(&mut self, p: &Program, e: NodeId, ctx: &Ctx) -> (bool, bool) {
+        match self.leaf_truth(p, e, ctx) {
+            Some(tf) => tf,
+            None => self.truth(p, e, ctx),
+        }
+    }
+
+    /// Whether `e` may be true, may be false: [`Domains::eval`] without
+    /// the abstract value for the boolean nodes.
+    fn truth(&mut self, p: &Program, e: NodeId, ctx: &Ctx) -> (bool, bool) {
+        if let Some(tf) = self.leaf_truth(p, e, ctx) {
+            return tf;
+        }
+        match p.nodes[e as usize] {
             Node::Define { body, memo } => {
                 self.work += 1;
                 let fix = ctx
@@ -2091,26 +2131,15 @@ impl Domains {
             }
             Node::Not(a) => {
                 self.work += 1;
-                let (t, f) = self.truth(p, a, ctx);
+                let (t, f) = self.kid_truth(p, a, ctx);
                 (f, t)
-            }
-            Node::Copy { var, next } if matches!(p.places[var.index()], Place::Bool) => {
-                self.work += 1;
-                let s = match next {
-                    false => Some(ctx.cur),
-                    true => ctx.next,
-                };
-                match s {
-                    Some(s) => (self.ok(ctx, var, s, 1), self.ok(ctx, var, s, 0)),
-                    None => (true, true),
-                }
             }
             Node::And(xs) => {
                 self.work += 1;
                 let mut t = true;
                 let mut f = false;
                 for &x in &p.kids[xs.range()] {
-                    let (xt, xf) = self.truth(p, x, ctx);
+                    let (xt, xf) = self.kid_truth(p, x, ctx);
                     if !xt {
                         return (false, true);
                     }
@@ -2124,7 +2153,7 @@ impl Domains {
                 let mut t = false;
                 let mut f = true;
                 for &x in &p.kids[xs.range()] {
-                    let (xt, xf) = self.truth(p, x, ctx);
+                    let (xt, xf) = self.kid_truth(p, x, ctx);
                     if !xf {
                         return (true, false);
                     }
@@ -2135,14 +2164,18 @@ impl Domains {
             }
             Node::Implies(x, y) => {
                 self.work += 1;
-                let (pt, pf) = self.truth(p, x, ctx);
-                let (qt, qf) = self.truth(p, y, ctx);
+                let (pt, pf) = self.kid_truth(p, x, ctx);
+                if pf && !pt {
+                    // A premise that must be false: true whatever `y` is.
+                    return (true, false);
+                }
+                let (qt, qf) = self.kid_truth(p, y, ctx);
                 (pf || qt, pt && qf)
             }
             Node::Iff(x, y) => {
                 self.work += 1;
-                let (pt, pf) = self.truth(p, x, ctx);
-                let (qt, qf) = self.truth(p, y, ctx);
+                let (pt, pf) = self.kid_truth(p, x, ctx);
+                let (qt, qf) = self.kid_truth(p, y, ctx);
                 ((pt && qt) || (pf && qf), (pt && qf) || (pf && qt))
             }
             _ => {
