@@ -19,7 +19,7 @@ use std::collections::VecDeque;
 
 use thiserror::Error;
 
-use super::compile::{CompileOptions, Extra, GridVars, NoRevisit};
+use super::compile::{CompileOptions, Extra, Givens, GridVars, NoRevisit};
 use super::cuts::{self, Cut, Graph, Known};
 use super::moves::{Dir, Moves};
 use super::{CellId, Coord, Puzzle, Variant};
@@ -305,6 +305,7 @@ pub fn sat_options(p: &Puzzle) -> CompileOptions {
         stutter: false,
         no_revisit: Some(NoRevisit::Trans),
         extras,
+        givens: Givens::Table,
     }
 }
 
@@ -497,6 +498,7 @@ pub fn sat_models(p: &Puzzle) -> Vec<SatModel> {
         } else {
             vec![no_path, path_order, by_rank, cover]
         },
+        givens: Givens::Table,
     };
     match p.variant {
         Variant::Waypoint => vec![
