@@ -605,6 +605,20 @@ fn windows(p: &Puzzle) -> Vec<Vec<bool>> {
 
 /// [`windows`] given the puzzle's [`adjacency`] and [`anchors`].
 fn windows_with(p: &Puzzle, adj: &[Vec<CellId>], anchors: &[(usize, CellId)]) -> Vec<Vec<bool>> {
+    windows_of(p, adj, anchors, &vec![true; p.open_count()])
+}
+
+/// [`windows_with`] of the cells `wanted` (by index) only: the others get
+/// an empty list. The distances come from a search from each anchor, or
+/// from each wanted cell when those are fewer (moves go both ways, so
+/// either gives the same): a hidato with 65 numbers and 10 plain cells
+/// needs 10 searches, not 65.
+fn windows_of(
+    p: &Puzzle,
+    adj: &[Vec<CellId>],
+    anchors: &[(usize, CellId)],
+    wanted: &[bool],
+) -> Vec<Vec<bool>> {
     let n = p.open_count();
     let mut ok = vec![vec![true; n + 1]; n];
     for row in &mut ok {
@@ -617,20 +631,38 @@ fn windows_with(p: &Puzzle, adj: &[Vec<CellId>], anchors: &[(usize, CellId)]) ->
     if p.variant == Variant::Waypoint {
         waypoint_windows(p, adj, &mut ok);
     }
-    let dists: Vec<_> = anchors.iter().map(|&(_, at)| distances(adj, at)).collect();
-    for (c, steps) in ok.iter_mut().enumerate() {
+    let cells: Vec<usize> = (0..n).filter(|&c| wanted[c]).collect();
+    // `dist(a, c)`: moves between anchor `a` (by index) and cell `c`.
+    let by_anchor = anchors.len() <= cells.len();
+    let from: Vec<_> = match by_anchor {
+        true => anchors.iter().map(|&(_, at)| distances(adj, at)).collect(),
+        false => cells
+            .iter()
+            .map(|&c| distances(adj, CellId(c as u32)))
+            .collect(),
+    };
+    let dist = |a: usize, i: usize, c: usize| match by_anchor {
+        true => from[a][c],
+        false => from[i][anchors[a].1.index()],
+    };
+    for (i, &c) in cells.iter().enumerate() {
+        let steps = &mut ok[c];
         // The parity each number leaves is one of two: each that comes
         // up is applied once, at the end.
         let mut banned = [false; 2];
-        for (&(k, _), dist) in anchors.iter().zip(&dists) {
-            keep_distance(steps, k, dist[c]);
-            if let (true, Some(d)) = (bipartite, dist[c]) {
+        for (a, &(k, _)) in anchors.iter().enumerate() {
+            let d = dist(a, i, c);
+            keep_distance(steps, k, d);
+            if let (true, Some(d)) = (bipartite, d) {
                 banned[odd_gap_parity(k, d)] = true;
             }
         }
         for parity in (0..2).filter(|&x| banned[x]) {
             ban_parity(steps, parity);
         }
+    }
+    for (row, _) in ok.iter_mut().zip(wanted).filter(|(_, &w)| !w) {
+        row.clear();
     }
     ok
 }
@@ -846,7 +878,15 @@ pub fn cut_steps(p: &Puzzle, v: &GridVars, sys: &mut System) {
         return; // and no windows to work out
     }
     let anchors = anchors(p);
-    let plain = windows_with(p, &adj, &anchors);
+    // A numbered cell gets no ban (see `ban_steps`), and a cut asks for
+    // the windows of its own cells only ([`Known::ok`]).
+    let mut wanted: Vec<bool> = (0..p.open_count())
+        .map(|c| p.number(CellId(c as u32)).is_none())
+        .collect();
+    cuts.iter()
+        .flat_map(|cut| &cut.cells)
+        .for_each(|c| wanted[c.index()] = true);
+    let plain = windows_of(p, &adj, &anchors, &wanted);
     let mut cut = plain.clone();
     cut_windows(cuts, &anchors, &mut cut);
     for (c, (cut, plain)) in cut.iter().zip(&plain).enumerate() {
