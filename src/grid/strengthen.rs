@@ -736,7 +736,9 @@ fn cut_narrowed_windows(p: &Puzzle) -> Vec<Vec<bool>> {
 fn cut_windows(cuts: Vec<Cut>, anchors: &[(usize, CellId)], ok: &mut [Vec<bool>]) {
     let n = ok.len();
     for cut in cuts {
-        let windowed = |c: CellId, s: usize| ok[c.index()][s];
+        // A cell whose window was not worked out (`windows_of`) allows
+        // every step: a cut asks for its own cells' only.
+        let windowed = |c: CellId, s: usize| ok[c.index()].get(s).copied().unwrap_or(true);
         let known = Known {
             n,
             anchors,
@@ -2037,6 +2039,33 @@ mod tests {
         assert_eq!(steps(0), [1, 5]);
         assert_eq!(steps(1), [2, 4]);
         assert_eq!(steps(2), [3]);
+    }
+
+    #[test]
+    fn windows_of_some_cells_are_theirs_in_all_windows() {
+        // Few plain cells (searches from them) and many (from the numbers).
+        for text in [
+            "variant: hidato\n1 2 3 4\n. 8 . 5\n9 . 7 6\n",
+            "variant: numbrix\n1 . . .\n. . . .\n. . . 12\n",
+            "variant: numbrix\n. . 3 . .\n. X . X .\n13 . . . 9\n",
+        ] {
+            let p = parse::parse(text).unwrap();
+            let (adj, anchors) = (adjacency(&p), anchors(&p));
+            let all = windows_with(&p, &adj, &anchors);
+            let n = p.open_count();
+            for pick in [
+                (0..n)
+                    .map(|c| p.number(CellId(c as u32)).is_none())
+                    .collect(),
+                (0..n).map(|c| c % 3 == 0).collect::<Vec<bool>>(),
+            ] {
+                let some = windows_of(&p, &adj, &anchors, &pick);
+                for c in 0..n {
+                    let want: &[bool] = if pick[c] { &all[c] } else { &[] };
+                    assert_eq!(some[c], want, "{text}: cell {c}");
+                }
+            }
+        }
     }
 
     #[test]
