@@ -90,9 +90,10 @@ pub struct CompileOptions {
 /// analysis reads one atom per step instead of one per number: `step`
 /// is known at every step of an unrolling, so the table is a look-up and
 /// leaves a constraint on `pos` alone. The CNFs are the same (every
-/// bench `cnf`, both models, byte for byte); instructions of `solve
-/// --count 2` (callgrind): hidato-9x9-unique-s3 (65 numbers) -12.4%,
-/// numbrix-9x9-s1 -3.8%, numbrix-15x15-s1 -2.6%, hidato-9x9-s1 -1.6%.
+/// bench and grid `cnf`, both models, and those of 156 random and sparse
+/// boards, byte for byte); instructions of `solve --count 2 --jobs 1`
+/// (callgrind): hidato-9x9-unique-s3 (65 numbers) -13.2%, numbrix-9x9-s1
+/// -4.1%, numbrix-15x15-s1 -2.7%, hidato-9x9-s1 -1.6%.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Givens {
     /// `(step = k <-> pos = c) & …`, one pair per number.
@@ -134,23 +135,6 @@ pub fn compile(puzzle: &Puzzle) -> System {
 }
 
 /// Compiles with `opts`; also returns the model's variables.
-/// `case step = k : pos = c; … TRUE : !(pos in {…}) esac` over the
-/// numbers `givens` (no two equal).
-fn givens_table(givens: &[(u32, CellId)], v: &GridVars) -> Expr {
-    let step_is = |k: u32| Expr::eq(Expr::var(v.step), Expr::int(k as i64));
-    let mut arms: Vec<(Expr, Expr)> = givens
-        .iter()
-        .map(|&(k, id)| (step_is(k), pos_is(v.pos, id)))
-        .collect();
-    let cells = givens
-        .iter()
-        .map(|&(_, id)| Expr::int(id.0 as i64))
-        .collect();
-    let elsewhere = Expr::negate(Expr::is_in(Expr::var(v.pos), cells));
-    arms.push((Expr::t(), elsewhere));
-    Expr::Case(arms)
-}
-
 pub fn compile_model(puzzle: &Puzzle, opts: &CompileOptions) -> (System, GridVars) {
     let n = puzzle.open_count();
     let mut sys = System {
@@ -380,6 +364,26 @@ fn add_no_revisit(puzzle: &Puzzle, v: &GridVars, opts: &CompileOptions, sys: &mu
     sys.trans.push(Constraint { label, expr });
 }
 
+/// `case step = k : pos = c; … TRUE : !(pos in {…}) esac` over the
+/// numbers `givens` (no two equal).
+fn givens_table(givens: &[(u32, CellId)], v: &GridVars) -> Expr {
+    let step_is = |k: u32| Expr::eq(Expr::var(v.step), Expr::int(k as i64));
+    let mut arms: Vec<(Expr, Expr)> = givens
+        .iter()
+        .map(|&(k, id)| (step_is(k), pos_is(v.pos, id)))
+        .collect();
+    let cells = givens
+        .iter()
+        .map(|&(_, id)| Expr::int(id.0 as i64))
+        .collect();
+    let elsewhere = Expr::negate(Expr::is_in(Expr::var(v.pos), cells));
+    arms.push((Expr::t(), elsewhere));
+    Expr::Case(arms)
+}
+
+/// The label of the numbrix/hidato INVAR of the given numbers.
+const GIVENS: &str = "given numbers: number k is the k-th cell";
+
 /// The INVAR of the given numbers: waypoint order, or `step = k <-> pos = c`
 /// (as pairs or a table: see [`Givens`]).
 fn add_numbers(puzzle: &Puzzle, v: &GridVars, form: Givens, sys: &mut System) {
@@ -388,7 +392,7 @@ fn add_numbers(puzzle: &Puzzle, v: &GridVars, form: Givens, sys: &mut System) {
     let table = puzzle.variant != Variant::Waypoint && form == Givens::Table && distinct;
     if table && !givens.is_empty() {
         sys.invar.push(Constraint {
-            label: "given numbers: number k is the k-th cell".into(),
+            label: GIVENS.into(),
             expr: givens_table(&givens, v),
         });
         return;
@@ -407,7 +411,7 @@ fn add_numbers(puzzle: &Puzzle, v: &GridVars, form: Givens, sys: &mut System) {
                 .collect(),
         ),
         Variant::Numbrix | Variant::Hidato => (
-            "given numbers: number k is the k-th cell",
+            GIVENS,
             givens
                 .iter()
                 .map(|&(k, id)| {
@@ -499,7 +503,7 @@ mod tests {
             let (table, _) = compile_model(&p, &table);
             // The INVAR itself, in every state (of `pos` and `step`).
             let n = p.open_count() as i64;
-            let label = "given numbers: number k is the k-th cell";
+            let label = GIVENS;
             let givens = |sys: &System| {
                 let c = sys.invar.iter().find(|c| c.label == label);
                 c.map(|c| c.expr.clone())
