@@ -245,6 +245,21 @@ fn bad_input_gives_a_located_error_and_exit_code_2() {
     }
     let o = checkmate(&["solve", EXAMPLE, "--timeout", "-1"]);
     assert_eq!(o.status.code(), Some(2));
+    // Too long for a `Duration`, or no number: an error, not a panic.
+    for t in ["1e30", "0", "NaN", "inf"] {
+        let o = checkmate(&["solve", EXAMPLE, "--timeout", t]);
+        assert_eq!(o.status.code(), Some(2), "--timeout {t}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--timeout must be"),
+            "{t}: {}",
+            stderr(&o)
+        );
+    }
+    // The longest that are one: no deadline an `Instant` cannot hold.
+    let o = checkmate(&["solve", EXAMPLE, "--timeout", "1e19"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let o = checkmate(&["game", "info", "mastermind:3x3", "--time-limit", "1e19"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let o = checkmate(&["game", "info", "mastermind:0x6"]);
     assert_eq!(o.status.code(), Some(2));
 }

@@ -69,7 +69,8 @@ impl Watch {
             conflict_limit,
             meter,
             hand_over: Cell::new(hand_over),
-            deadline: timeout.map(|t| now + t),
+            // A deadline past what an `Instant` holds is no deadline.
+            deadline: timeout.and_then(|t| now.checked_add(t)),
             interrupts,
             progress,
             started: now,

@@ -337,14 +337,11 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     }
     let timeout = args
         .timeout
-        .map(|s| {
-            if s.is_finite() && s > 0.0 {
-                Ok(Duration::from_secs_f64(s))
-            } else {
-                Err(bad_input(anyhow::anyhow!(
-                    "--timeout must be a positive number of seconds"
-                )))
-            }
+        .map(|s| match Duration::try_from_secs_f64(s) {
+            Ok(t) if s > 0.0 => Ok(t),
+            _ => Err(bad_input(anyhow::anyhow!(
+                "--timeout must be a positive number of seconds (at most about 1.8e19), not {s}"
+            ))),
         })
         .transpose()?;
     let report = match args.engine {

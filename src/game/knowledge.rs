@@ -319,7 +319,8 @@ pub fn check_well_formed(
 ) -> Result<Vec<TypeCheck>, KnowledgeError> {
     (0..spec.experiments.len())
         .map(
-            |ty| match check_type(spec, ty, limit.map(|d| Instant::now() + d)) {
+            // A limit past what an `Instant` holds is no limit.
+            |ty| match check_type(spec, ty, limit.and_then(|d| Instant::now().checked_add(d))) {
                 Err(KnowledgeError::Sat(SatError::TimeLimit)) => Ok(TypeCheck::Unknown),
                 other => other,
             },
