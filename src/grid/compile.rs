@@ -503,9 +503,8 @@ mod tests {
             let (table, _) = compile_model(&p, &table);
             // The INVAR itself, in every state (of `pos` and `step`).
             let n = p.open_count() as i64;
-            let label = GIVENS;
             let givens = |sys: &System| {
-                let c = sys.invar.iter().find(|c| c.label == label);
+                let c = sys.invar.iter().find(|c| c.label == GIVENS);
                 c.map(|c| c.expr.clone())
             };
             let (a, b) = (givens(&pairs), givens(&table));
@@ -515,24 +514,23 @@ mod tests {
                 for (c, s) in (0..n).flat_map(|c| (1..=n).map(move |s| (c, s))) {
                     let mut state = vec![Value::Int(c), Value::Int(s)];
                     state.extend((0..n).map(|_| Value::Bool(false)));
-                    let truth = |e| pairs.eval(&state, None, e);
-                    assert_eq!(truth(a), truth(b), "{text}: pos = {c}, step = {s}");
+                    let (x, y) = (pairs.eval(&state, None, a), table.eval(&state, None, b));
+                    assert_eq!(x, y, "{text}: pos = {c}, step = {s}");
                 }
             }
             // Whole paths: the same accepted, the same refused.
-            let (mut both, mut neither) = (0, 0);
+            let (mut accepted, mut refused) = (0, 0);
             for t in every_order(&p) {
                 let ok = pairs.check(&t).is_ok();
                 assert_eq!(table.check(&t).is_ok(), ok, "{text}: {:?}", t.states);
-                if ok {
-                    both += 1;
-                } else {
-                    neither += 1;
+                match ok {
+                    true => accepted += 1,
+                    false => refused += 1,
                 }
             }
             assert!(
-                both > 0 && neither > 0,
-                "{text}: {both} paths, {neither} not"
+                accepted > 0 && refused > 0,
+                "{text}: {accepted} paths, {refused} not"
             );
         }
     }
