@@ -880,10 +880,10 @@ pub fn cut_steps(p: &Puzzle, v: &GridVars, sys: &mut System) {
         return; // and no windows to work out
     }
     let anchors = anchors(p);
-    // A numbered cell gets no ban (see `ban_steps`), and a cut asks for
-    // the windows of its own cells only ([`Known::ok`]).
+    // The cells `ban_steps` bans, and those a cut asks the windows of:
+    // its own ([`Known::ok`]).
     let mut wanted: Vec<bool> = (0..p.open_count())
-        .map(|c| p.number(CellId(c as u32)).is_none())
+        .map(|c| bannable(p, CellId(c as u32)))
         .collect();
     cuts.iter()
         .flat_map(|cut| &cut.cells)
@@ -906,7 +906,7 @@ pub fn cut_steps(p: &Puzzle, v: &GridVars, sys: &mut System) {
 /// CNFs); nothing when it rules out none, or for a numbered cell of
 /// numbrix/hidato (the core model pins it); labelled by `extra`.
 fn ban_steps(p: &Puzzle, v: &GridVars, sys: &mut System, c: CellId, allowed: &[bool], extra: &str) {
-    if p.variant != Variant::Waypoint && p.number(c).is_some() {
+    if !bannable(p, c) {
         return;
     }
     let banned = allowed[1..].iter().filter(|&&a| !a).count();
@@ -926,6 +926,12 @@ fn ban_steps(p: &Puzzle, v: &GridVars, sys: &mut System, c: CellId, allowed: &[b
         label: format!("{extra}: steps cell {} cannot be visited at", c.0),
         expr: Expr::implies(Expr::eq(Expr::var(v.pos), cell(c)), then),
     });
+}
+
+/// Whether [`ban_steps`] writes anything for cell `c`: not for a
+/// numbered cell of numbrix/hidato (the core model pins it).
+fn bannable(p: &Puzzle, c: CellId) -> bool {
+    p.variant == Variant::Waypoint || p.number(c).is_none()
 }
 
 /// `cover`: once the path is complete every cell has been visited,
@@ -1642,7 +1648,7 @@ pub fn cycles(p: &Puzzle, v: &GridVars, sys: &mut System) {
 }
 
 /// The INVARs of [`cycles`] over the successor variables `succ` (by cell).
-pub(super) fn add_cycle_bans(p: &Puzzle, succ: &[VarId], sys: &mut System) {
+fn add_cycle_bans(p: &Puzzle, succ: &[VarId], sys: &mut System) {
     let mut ids = String::new();
     let mut bans = Vec::new();
     each_short_cycle(p, succ, sys, |ring, forward, moves| {
@@ -1656,7 +1662,7 @@ pub(super) fn add_cycle_bans(p: &Puzzle, succ: &[VarId], sys: &mut System) {
         } else {
             " (the other way)"
         };
-        let all = moves.map(|(a, dir)| dir.is(succ[a.index()])).collect();
+        let all = moves.map(|(a, dir, _)| dir.is(succ[a.index()])).collect();
         bans.push(Constraint {
             label: label!("cycles: no cycle", ids.as_str(), way),
             expr: Expr::negate(Expr::And(all)),
@@ -1674,46 +1680,27 @@ pub(super) fn add_cycle_bans(p: &Puzzle, succ: &[VarId], sys: &mut System) {
 /// the 9x9 waypoint bench (built, analysed and encoded one by one, and
 /// the same clauses in the end).
 pub(super) fn cycle_cuts(p: &Puzzle, succ: &[VarId], sys: &System) -> Vec<Vec<(usize, usize)>> {
-    // The value index of each direction in each cell's domain.
-    let index: Vec<[u8; 9]> = succ
-        .iter()
-        .map(|&s| {
-            let mut at = [u8::MAX; 9];
-            if let Domain::Enum(names) = &sys.var(s).domain {
-                for (v, name) in names.iter().enumerate() {
-                    if let Some(dir) = Dir::named(name) {
-                        at[dir.index()] = v as u8;
-                    }
-                }
-            }
-            at
-        })
-        .collect();
     let mut cuts = Vec::new();
     each_short_cycle(p, succ, sys, |_, _, moves| {
-        cuts.push(
-            moves
-                .map(|(a, dir)| (a.index(), index[a.index()][dir.index()] as usize))
-                .collect(),
-        );
+        cuts.push(moves.map(|(a, _, value)| (a.index(), value)).collect());
     });
     cuts
 }
 
 /// Calls `f(ring, forward, moves)` for each short cycle of [`cycles`]
 /// that the successor variables `succ` (by cell) can close: the ring's
-/// cells, which way round, and its moves `(from, direction)`. A move its
-/// cell's variable has no value for (out of the end of the successor
-/// model) closes none.
+/// cells, which way round, and its moves `(from, direction, the value
+/// index of the direction in from's domain)`. A move its cell's variable
+/// has no value for (out of the end of the successor model) closes none.
 fn each_short_cycle(
     p: &Puzzle,
     succ: &[VarId],
     sys: &System,
-    mut f: impl FnMut(&[CellId], bool, &mut dyn Iterator<Item = (CellId, Dir)>),
+    mut f: impl FnMut(&[CellId], bool, &mut dyn Iterator<Item = (CellId, Dir, usize)>),
 ) {
-    let can: Vec<u16> = succ
+    let values: Vec<[u8; 9]> = succ
         .iter()
-        .map(|&s| directions(&sys.var(s).domain))
+        .map(|&s| direction_values(&sys.var(s).domain))
         .collect();
     let id = |r: usize, c: usize| p.cell_id(Coord::new(r, c));
     // Tens of thousands of these on a big board: each shape's directions
@@ -1731,11 +1718,10 @@ fn each_short_cycle(
                     continue;
                 }
                 for forward in [true, false] {
-                    let mut moves = shape.moves(&ring, forward);
-                    if moves
-                        .clone()
-                        .all(|(a, dir)| can[a.index()] >> dir.index() & 1 == 1)
-                    {
+                    let moves = shape.moves(&ring, forward);
+                    let value = |(a, dir): (CellId, Dir)| values[a.index()][dir.index()];
+                    if moves.clone().all(|m| value(m) != u8::MAX) {
+                        let mut moves = moves.map(|m| (m.0, m.1, value(m) as usize));
                         f(&ring, forward, &mut moves);
                     }
                 }
@@ -1744,16 +1730,19 @@ fn each_short_cycle(
     }
 }
 
-/// The directions of a `succ_i` domain, as a set of [`Dir::index`] bits
-/// (every one for a domain that is not an enumeration).
-fn directions(domain: &Domain) -> u16 {
-    match domain {
-        Domain::Enum(names) => names
-            .iter()
-            .filter_map(|name| Dir::named(name))
-            .fold(0, |set, dir| set | 1 << dir.index()),
-        _ => u16::MAX,
+/// The value index of each direction (by [`Dir::index`]) in a `succ_i`
+/// domain, `u8::MAX` for a direction it does not have (every one, for a
+/// domain that is not an enumeration of directions).
+fn direction_values(domain: &Domain) -> [u8; 9] {
+    let mut at = [u8::MAX; 9];
+    if let Domain::Enum(names) = domain {
+        for (v, name) in names.iter().enumerate() {
+            if let Some(dir) = Dir::named(name) {
+                at[dir.index()] = v as u8;
+            }
+        }
     }
+    at
 }
 
 /// A short cycle that [`cycles`] bans wherever it fits on the board: its
