@@ -26,7 +26,9 @@
 //!   bound;
 //! * with [`BmcOptions::jobs`] above 1, a search still running after a
 //!   quarter of a second is joined by differently seeded ones on other
-//!   threads, and the first answer wins (`race`);
+//!   threads, and the first answer wins (`race`); with one job, the
+//!   searches of a system and its fallbacks ([`solve_racing`]) take
+//!   turns on the one core, each paused between its turns (`turns`);
 //! * a system with an [`System::acyclic`] hint is unrolled without the
 //!   hint's INVARs (with [`BmcOptions::lazy`], the default): a model whose
 //!   successors close a cycle gets clauses that cut it off and is solved
@@ -46,6 +48,7 @@ mod lazy;
 mod program;
 mod race;
 mod solver;
+mod turns;
 mod unroll;
 mod value_alias;
 
@@ -263,7 +266,17 @@ pub struct BmcOptions {
     /// cut off the cycles of each model as they show up (the `lazy`
     /// module). Default `true`; without a hint it changes nothing.
     pub lazy: bool,
+    /// With one job and fallbacks ([`solve_racing`]), the first turn by
+    /// time of each search (the `turns` module): later rounds get the
+    /// same, then twice that, and so on. Default [`TURN`].
+    pub turn: Duration,
 }
+
+/// [`BmcOptions::turn`] by default: longer than most puzzles take with
+/// the model that answers them (a search that answers within its first
+/// turn is not slowed by the others), short enough that a board only
+/// one model decides waits for the others a few seconds at first.
+pub const TURN: Duration = Duration::from_secs(2);
 
 impl Default for BmcOptions {
     fn default() -> Self {
@@ -283,6 +296,7 @@ impl Default for BmcOptions {
             seed: 0,
             jobs: 1,
             lazy: true,
+            turn: TURN,
         }
     }
 }
@@ -305,6 +319,7 @@ impl fmt::Debug for BmcOptions {
             .field("seed", &self.seed)
             .field("jobs", &self.jobs)
             .field("lazy", &self.lazy)
+            .field("turn", &self.turn)
             .finish()
     }
 }
@@ -403,6 +418,9 @@ pub struct BmcResult {
     /// Which system the answer is of: 0 the one given, `i` the `i`-th
     /// fallback of [`solve_racing`].
     pub system: usize,
+    /// How many turns the searches took on one core (the `turns` module,
+    /// [`BmcOptions::turn`]); 0 when they did not take turns.
+    pub turns: u32,
     /// Cut clauses added for models with a cycle ([`BmcOptions::lazy`]).
     pub cuts: usize,
 }
@@ -523,8 +541,21 @@ pub fn solve(sys: &System, opts: &BmcOptions) -> Result<BmcResult, BmcError> {
 
 /// Whether [`solve`] races searches with these options.
 pub fn races(opts: &BmcOptions) -> bool {
+    opts.jobs != 1 && shares(opts)
+}
+
+/// Whether [`solve_racing`] has the searches of a system and its
+/// fallbacks take turns on one core (the `turns` module) with these
+/// options: one job, otherwise as [`races`].
+pub fn takes_turns(opts: &BmcOptions) -> bool {
+    opts.jobs == 1 && shares(opts)
+}
+
+/// Whether several searches may share the work of one solve: at most two
+/// solutions asked for, and no conflict budget.
+fn shares(opts: &BmcOptions) -> bool {
     let few = opts.count.is_none_or(|n| (1..=2).contains(&n));
-    opts.jobs != 1 && few && opts.conflict_limit.is_none()
+    few && opts.conflict_limit.is_none()
 }
 
 /// The most searches [`BmcOptions::jobs`] `0` races: each holds its own
@@ -556,8 +587,11 @@ pub type Fallback<'a> = dyn Fn() -> System + Sync + 'a;
 /// to the last fallback with the next seed, for `back_after` conflicts
 /// when that is given, after which the core goes back to the first
 /// system, searched from the start with no budget (a system only the
-/// first model decides is never given up for good). Without a race
-/// ([`races`]) this is [`solve`] of `sys`.
+/// first model decides is never given up for good). With one job
+/// ([`takes_turns`]) the searches of `sys` and the fallbacks take turns
+/// on the one core instead, the first turn ending at `join_at`
+/// conflicts (the `turns` module). Otherwise this is [`solve`] of
+/// `sys`.
 pub fn solve_racing(
     sys: &System,
     fallbacks: &[&Fallback],
@@ -566,6 +600,9 @@ pub fn solve_racing(
     back_after: Option<u64>,
     opts: &BmcOptions,
 ) -> Result<BmcResult, BmcError> {
+    if takes_turns(opts) && !fallbacks.is_empty() {
+        return turns::take_turns(sys, fallbacks, join_at, opts);
+    }
     if !races(opts) {
         return solve(sys, opts);
     }
@@ -591,8 +628,9 @@ fn solve_one(
         opts.conflict_limit,
         entry.and_then(|e| e.meter.clone()),
         entry.and_then(|e| e.hand_over.map(|(at, _)| at)),
+        entry.and_then(|e| e.seat.clone()),
     ));
-    let hand_over = entry.and_then(|e| e.hand_over.map(|(_, f)| f));
+    let hand_over = entry.and_then(|e| e.hand_over.map(|(_, f)| f).or(e.start_next));
     let lazy = opts.lazy.then(|| lazy::Lazy::new(sys)).flatten();
     let hinted = opts.solver == SolverKind::Batsat && !sys.branch_vars.is_empty();
     let search =
@@ -950,6 +988,7 @@ impl Search<'_, '_> {
             seed: self.opts.seed,
             searches: 1,
             system: 0,
+            turns: 0,
             cuts: self.cuts,
         }
     }

@@ -91,6 +91,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::turns::Seat;
 use super::{solve_one, workers, BmcError, BmcOptions, BmcResult, Fallback, Limit, AUTO_JOBS};
 use crate::ir::System;
 
@@ -206,6 +207,11 @@ pub(super) struct Entry<'r> {
     /// For the first search (on the calling thread): when its referee is
     /// due at the latest, and what starts it ([`super::Search::hand_over`]).
     pub hand_over: Option<(Instant, &'r dyn Fn())>,
+    /// Taking turns on one core (the `turns` module): the search's place
+    /// at the baton, and what starts the next search's thread when it
+    /// passes the baton to one not yet started.
+    pub seat: Option<Seat>,
+    pub start_next: Option<&'r dyn Fn()>,
 }
 
 /// One search of a race's queue: which system (0: the caller's, `i`:
@@ -423,6 +429,8 @@ impl<'a> Workers<'a> {
                 stop: self.stop.clone(),
                 meter: metered.then(|| self.meter.clone()),
                 hand_over,
+                seat: None,
+                start_next: None,
             };
             let r = run(
                 self.sys,

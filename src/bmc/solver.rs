@@ -25,6 +25,7 @@ use rustsat::solvers::{Solve, SolveIncremental, SolverResult};
 use rustsat::types::{Lit, TernaryVal, Var};
 
 use super::cnf::Sink;
+use super::turns::Seat;
 use super::{BmcError, Limit, Phase, Progress, ProgressFn, SolverKind};
 
 /// Decides when to stop and emits progress lines during long solves.
@@ -48,6 +49,9 @@ pub(crate) struct Watch {
     /// due once the solver has looked at the watch 256 times, or
     /// elsewhere once this instant has passed ([`Watch::hand_over_if_due`]).
     hand_over: Cell<Option<Instant>>,
+    /// Taking turns on one core: where this search sits at the baton
+    /// (its turn over, the solve waits in [`Watch::tick`] for the next).
+    seat: Option<Seat>,
     pub stopped: Cell<Option<Limit>>,
 }
 
@@ -62,6 +66,7 @@ impl Watch {
         conflict_limit: Option<u64>,
         meter: Option<Arc<AtomicU64>>,
         hand_over: Option<Instant>,
+        seat: Option<Seat>,
     ) -> Watch {
         let now = Instant::now();
         Watch {
@@ -69,6 +74,7 @@ impl Watch {
             conflict_limit,
             meter,
             hand_over: Cell::new(hand_over),
+            seat,
             // A deadline past what an `Instant` holds is no deadline.
             deadline: timeout.and_then(|t| now.checked_add(t)),
             interrupts,
@@ -144,8 +150,10 @@ impl Watch {
     }
 
     /// Called by the solver very often: checks the limits every few
-    /// hundred calls, reports progress every half second, and calls
-    /// `hand_over` when it is due ([`Watch::hand_over_if_due`]).
+    /// hundred calls, reports progress every half second, calls
+    /// `hand_over` when it is due ([`Watch::hand_over_if_due`]), and at
+    /// the end of a turn ([`Seat`]) waits for the next (`hand_over` then
+    /// starts the next search's thread, if it has none yet).
     fn tick(&self, hand_over: Option<&dyn Fn()>) -> bool {
         let t = self.ticks.get().wrapping_add(1);
         self.ticks.set(t);
@@ -156,6 +164,9 @@ impl Watch {
             self.report(Phase::Solving);
         }
         self.hand_over_if_due(true, hand_over);
+        if let Some(seat) = self.seat.as_ref().filter(|s| s.due(self.conflicts.get())) {
+            seat.pass(hand_over);
+        }
         self.check()
     }
 

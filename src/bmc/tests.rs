@@ -885,6 +885,112 @@ fn a_race_with_a_fallback_answers_with_whichever_system_can() {
     }
 }
 
+/// One job, turns of `ms` milliseconds, a 20 s deadline (never met).
+fn one_core(solver: SolverKind, ms: u64) -> BmcOptions {
+    BmcOptions {
+        solver,
+        jobs: 1,
+        turn: Duration::from_millis(ms),
+        timeout: Some(Duration::from_secs(20)),
+        ..Default::default()
+    }
+}
+
+#[test]
+fn on_one_core_a_paused_first_system_goes_on_where_it_stopped() {
+    // Pigeonhole 7 is refuted after a few hundred conflicts, 12 in no
+    // time a test waits: paused at its first conflict, the first system
+    // still answers, on its later turns (before, one core dropped it at
+    // its budget and searched the fallback for ever).
+    let build = || pigeonhole(12);
+    for solver in solvers() {
+        let r = solve_racing(
+            &pigeonhole(7),
+            &[&build],
+            Some(1),
+            None,
+            None,
+            &one_core(solver, 5),
+        );
+        let r = r.unwrap();
+        assert_eq!(
+            (r.status, r.system, r.searches),
+            (Status::Unsat, 0, 2),
+            "{solver}"
+        );
+        assert!(r.turns >= 3, "{solver}: {} turns", r.turns);
+        // Paused, not restarted: its conflicts are those of one search
+        // (alone it needs the same number; restarts would add up).
+        let alone = solve(&pigeonhole(7), &one_core(solver, 5)).unwrap();
+        assert_eq!(r.conflicts, alone.conflicts, "{solver}");
+    }
+}
+
+#[test]
+fn on_one_core_the_fallback_answers_when_it_can_and_easy_ones_take_no_turn() {
+    let (easy, x) = counter();
+    let build = || counter().0;
+    for solver in solvers() {
+        let o = BmcOptions {
+            count: Some(2),
+            ..one_core(solver, 5)
+        };
+        let r = solve_racing(&pigeonhole(12), &[&build], Some(10), None, None, &o).unwrap();
+        assert_eq!(
+            (r.status, r.system, r.found(), r.searches, r.turns),
+            (Status::Solved, 1, 2, 2, 2),
+            "{solver}"
+        );
+        let mut paths: Vec<_> = r.traces.iter().map(|t| ints(t, x)).collect();
+        paths.sort();
+        assert_eq!(paths, [[0, 1, 3], [0, 2, 3]]);
+        // Answered within the first turn: the fallback is never built.
+        let never = || -> System { panic!("the fallback was built") };
+        let r = solve_racing(&easy, &[&never], Some(10), None, None, &o).unwrap();
+        let searches = if solver == SolverKind::Batsat { 1 } else { 2 };
+        assert_eq!(
+            (r.status, r.system, r.found(), r.searches, r.turns),
+            (Status::Solved, 0, 2, searches, 1),
+            "{solver}"
+        );
+    }
+}
+
+#[test]
+fn taking_turns_keeps_the_deadline_and_the_interrupt() {
+    let build = || pigeonhole(12);
+    for solver in solvers() {
+        let o = BmcOptions {
+            timeout: Some(Duration::from_millis(300)),
+            ..one_core(solver, 20)
+        };
+        let r = solve_racing(&pigeonhole(12), &[&build], Some(1), None, None, &o).unwrap();
+        assert_eq!(
+            (r.status, r.limit, r.searches),
+            (Status::Unknown, Some(Limit::Timeout), 2),
+            "{solver}"
+        );
+        assert!(r.turns >= 3, "{solver}: {} turns", r.turns);
+        assert!(r.time >= Duration::from_millis(300), "{:?}", r.time);
+        let flag = Arc::new(AtomicBool::new(false));
+        let o = BmcOptions {
+            interrupt: Some(flag.clone()),
+            ..one_core(solver, 20)
+        };
+        let setter = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        });
+        let r = solve_racing(&pigeonhole(12), &[&build], Some(1), None, None, &o).unwrap();
+        setter.join().unwrap();
+        assert_eq!(
+            (r.status, r.limit, r.searches),
+            (Status::Unknown, Some(Limit::Interrupted), 2),
+            "{solver}"
+        );
+    }
+}
+
 #[test]
 fn progress_reports_bounds_and_sizes() {
     let seen: Arc<Mutex<Vec<Progress>>> = Arc::default();

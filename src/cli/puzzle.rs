@@ -132,8 +132,10 @@ pub struct SolveArgs {
     /// search still running after a quarter of a second (numbrix and
     /// hidato: or whose first model met its budget) is joined by the
     /// others, of the other model or differently seeded, and the first
-    /// answer wins (default: the number of cores, at most 2; 1 always
-    /// gives the same path). Not with `--count` above 2.
+    /// answer wins (default: the number of cores, at most 2). With 1
+    /// the numbrix and hidato models take turns on one core, by time
+    /// after the first 2 s: within those the path is the same every
+    /// run. Not with `--count` above 2.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: Option<u32>,
     /// The SAT solver's random seed (0: its own defaults); the searches
@@ -414,13 +416,16 @@ fn allowed_cpus() -> Option<usize> {
 }
 
 /// Solves with the built-in engine, trying the models of
-/// [`grid::strengthen::sat_models`] in turn: a model that meets its
-/// conflict budget hands over to the next, which gets what is left of
-/// the timeout. When searches race (two cores, `--jobs`), the first model
-/// does not stop at its budget: the next model joins it there, on the
-/// other core, and the first answer wins (the models are complementary:
-/// on random 3x50 and 4x40 hidato and numbrix boards each answered
-/// within a second some that the other had not answered in 20 s).
+/// [`grid::strengthen::sat_models`] in turn. When searches race (two
+/// cores, `--jobs`), the first model does not stop at its budget: the
+/// next model joins it there, on the other core, and the first answer
+/// wins (the models are complementary: on random 3x50 and 4x40 hidato
+/// and numbrix boards each answered within a second some that the other
+/// had not answered in 20 s). On one core (`--jobs 1`) the first model
+/// pauses at its budget and the models take turns, each going on where
+/// it stopped (`bmc::takes_turns`). Counting more than two solutions,
+/// a model that meets its budget hands over to the next, which gets what
+/// is left of the timeout.
 fn solve_bmc(
     puzzle: &Puzzle,
     args: &SolveArgs,
@@ -453,7 +458,7 @@ fn solve_bmc(
     };
     let budgeted = models.len() > 1 && models[0].conflict_budget.is_some();
     let raced = options(None);
-    if budgeted && bmc::races(&raced) {
+    if budgeted && (bmc::races(&raced) || bmc::takes_turns(&raced)) {
         let (first, rest) = models.split_first().expect("two models or more");
         let run = Run {
             fallbacks: rest,
@@ -583,10 +588,16 @@ fn solve_model(
                 result.cuts, result.solves
             );
         }
-        if result.searches > 1 {
+        if result.searches > 1 && result.turns == 0 {
             eprintln!(
                 "  bmc: {} searches raced; the one of system {} seeded {} answered",
                 result.searches, result.system, result.seed
+            );
+        }
+        if result.turns > 0 {
+            eprintln!(
+                "  bmc: {} searches took {} turns; the one of system {} answered",
+                result.searches, result.turns, result.system
             );
         }
         if result.hint_fallback {
