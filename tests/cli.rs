@@ -121,6 +121,31 @@ fn seeds_and_races_keep_the_answer() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
 
+/// On one core (`--jobs 1`) the numbrix/hidato models take turns: a
+/// puzzle the first model leaves to the second is answered by it, as
+/// when the models race on two cores.
+#[test]
+fn one_core_takes_turns_and_answers_as_two_do() {
+    let p = "models/bench/hidato-12x12-s1.txt";
+    for jobs in ["1", "2"] {
+        let o = Command::new(env!("CARGO_BIN_EXE_checkmate"))
+            .args(["solve", p, "--count", "2", "--json", "--jobs", jobs])
+            .env("CHECKMATE_PHASES", "1")
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .output()
+            .unwrap();
+        let j = json(&o);
+        assert_eq!(j["status"], "solved", "--jobs {jobs}");
+        assert_eq!(
+            (j["solutions"].as_u64(), j["unique"].as_bool()),
+            (Some(2), Some(false))
+        );
+        assert_eq!(j["path"].as_array().unwrap().len(), 132, "--jobs {jobs}");
+        let turns = stderr(&o).contains("2 searches took 2 turns; the one of system 1 answered");
+        assert_eq!(turns, jobs == "1", "--jobs {jobs}: {}", stderr(&o));
+    }
+}
+
 /// Ctrl-C stops a long count where it is and still prints what it found.
 #[test]
 fn ctrl_c_stops_a_count_and_keeps_what_it_found() {

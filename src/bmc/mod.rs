@@ -413,13 +413,16 @@ pub struct BmcResult {
     /// The seed of the search that answered ([`BmcOptions::seed`], plus
     /// its place in a race).
     pub seed: u32,
-    /// How many searches ran ([`BmcOptions::jobs`]; 1 unless one raced).
+    /// How many searches ran ([`BmcOptions::jobs`]; 1 unless they raced
+    /// or took turns).
     pub searches: usize,
     /// Which system the answer is of: 0 the one given, `i` the `i`-th
     /// fallback of [`solve_racing`].
     pub system: usize,
     /// How many turns the searches took on one core (the `turns` module,
-    /// [`BmcOptions::turn`]); 0 when they did not take turns.
+    /// [`BmcOptions::turn`]); 0 when they did not take turns. A search
+    /// that was paused counts the time it waited in its
+    /// [`BmcResult::phases`] (as solving).
     pub turns: u32,
     /// Cut clauses added for models with a cycle ([`BmcOptions::lazy`]).
     pub cuts: usize,

@@ -594,7 +594,7 @@ fn solve_model(
                 result.searches, result.system, result.seed
             );
         }
-        if result.turns > 0 {
+        if result.turns > 1 {
             eprintln!(
                 "  bmc: {} searches took {} turns; the one of system {} answered",
                 result.searches, result.turns, result.system
