@@ -652,7 +652,8 @@ fn solve_one(
 /// One search of [`solve`], branching on `branch` (all variables if
 /// empty); with `lazy`, of its relaxation, each answer completed and
 /// checked against `sys`. `hand_over` starts a race's referee (when the
-/// watch says it is due; see [`Search::hand_over`]).
+/// watch says it is due; see [`Search::hand_over`]), or the next search's
+/// thread of searches taking turns (when this one first passes the baton).
 fn search<'s, 'o>(
     sys: &'s System,
     opts: &'o BmcOptions,
@@ -731,7 +732,8 @@ struct Search<'s, 'o> {
     /// watch 256 times (from the solver's callback: the solve goes on
     /// undisturbed), or when the race's delay has passed during its
     /// domain analysis or encoding. A search that answers before that
-    /// costs no other thread.
+    /// costs no other thread. Taking turns (the `turns` module): starts
+    /// the next search's thread when the watch first passes the baton.
     hand_over: Option<&'o dyn Fn()>,
     traces: Vec<Trace>,
     /// Solutions found so far (kept in `traces` or not).

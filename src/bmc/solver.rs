@@ -13,7 +13,9 @@
 //! conflict budget covers a whole search (all its solves, and a search
 //! started over without the branching hint). A race's first search
 //! hands over to its race from inside the solver's callback too
-//! ([`Watch::hand_over_if_due`]), without stopping the solve.
+//! ([`Watch::hand_over_if_due`]), without stopping the solve; a search
+//! taking turns on one core waits there for its next turn ([`Seat`]),
+//! its solver paused where it is.
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -212,7 +214,9 @@ pub(crate) trait Backend: Sink {
 /// CNF take different paths to the same answer. `hand_over`: what a
 /// race's first search calls when [`Watch::hand_over_if_due`] (BatSat from
 /// its callback; CaDiCaL's callback must outlive the race, so it calls
-/// it when a solve starts).
+/// it when a solve starts), or what starts the next search's thread when
+/// a search taking turns first passes the baton (BatSat only: with
+/// CaDiCaL those threads start at once).
 pub(crate) fn make<'h>(
     kind: SolverKind,
     watch: Rc<Watch>,

@@ -16,12 +16,13 @@
 //! The schedule: the first system searches until it has met `first`
 //! conflicts (or one [`BmcOptions::turn`] has passed, for a solver that
 //! counts its conflicts only when a solve ends); then each search in
-//! turn, the fallbacks first, for [`BmcOptions::turn`], the same again in
-//! the next round, then twice that, and so on: turn `t ≥ 1` lasts
+//! turn (the fallbacks, then the first system) for [`BmcOptions::turn`],
+//! then each for twice that, and so on: turn `t ≥ 1` lasts
 //! `turn · 2^((t − 1) / n)` for `n` searches. So a search that needs a
-//! time `T` alone answers within about `n · 2T` (plus the first turn),
-//! and none is ever given up. A fallback's turn includes building and
-//! analysing its system.
+//! time `T` alone answers at most `n · (2T + turn)` after the first turn
+//! (it has had `turn · (2^m − 1) ≥ T` after its `m`-th turn, and the
+//! others no more), and none is ever given up. A fallback's turn includes
+//! building and analysing its system.
 //!
 //! Input: a [`System`], its fallbacks, the first turn's conflicts, and
 //! [`BmcOptions`] (with one job). Output: the [`BmcResult`] of the search
@@ -31,8 +32,8 @@
 //!
 //! Invariants: at most one search runs at a time (the one holding the
 //! baton; the others wait on a condition variable and use no CPU); a
-//! search that finishes (or panics) ends the round, and the others stop
-//! at their next turn, which they are given at once. A puzzle answered
+//! search that finishes (or panics) ends the turns, and the others stop
+//! at once (woken, they find the baton's stop flag set). A puzzle answered
 //! within the first turn is searched exactly as by [`super::solve`]; the
 //! same path comes back every run unless turns were taken by time.
 //! BatSat starts the next system's thread only when the first turn is
@@ -86,7 +87,7 @@ impl Baton {
     }
 
     /// Search `me` has finished (the first to do so is the winner): the
-    /// round is over and every paused search is woken to stop.
+    /// turns are over and every paused search is woken to stop.
     fn finish(&self, me: usize) {
         let mut s = self.lock();
         s.finished.get_or_insert(me);
@@ -130,7 +131,7 @@ impl Seat {
 
     /// Hands the baton to the next search, starting its thread with
     /// `start` if it has none yet, and waits for this search's next turn
-    /// (or for the round to end). Without a `start` for a search not yet
+    /// (or for the turns to end). Without a `start` for a search not yet
     /// started, this search keeps the baton for another turn.
     pub fn pass(&self, start: Option<&dyn Fn()>) {
         let b = &self.baton;
@@ -158,7 +159,7 @@ impl Seat {
         self.wait_turn();
     }
 
-    /// Waits until the baton is this search's (or the round is over) and
+    /// Waits until the baton is this search's (or the turns are over) and
     /// sets when its turn ends.
     fn wait_turn(&self) {
         let b = &self.baton;
@@ -173,7 +174,7 @@ impl Seat {
 }
 
 /// Marks its search finished when dropped, so one that panics still ends
-/// the round (and no search waits for a baton that never comes back).
+/// the turns (and no search waits for a baton that never comes back).
 struct Finish<'a>(&'a Baton, usize);
 
 impl Drop for Finish<'_> {
@@ -235,7 +236,7 @@ pub(super) fn take_turns(
     Ok(r)
 }
 
-/// What every search of one round of turns shares.
+/// What the searches taking turns share.
 #[derive(Clone, Copy)]
 struct Turns<'a> {
     sys: &'a System,
@@ -252,7 +253,7 @@ struct Turns<'a> {
 impl<'a> Turns<'a> {
     /// Starts the thread of search `me` (counted started by the caller):
     /// it waits for its turn. No thread: that search answers an error,
-    /// and the round is over.
+    /// and the turns are over.
     fn start<'s>(self, s: &'s thread::Scope<'s, 'a>, me: usize) {
         let spawned = thread::Builder::new()
             .name(format!("bmc-turn-{me}"))
@@ -266,7 +267,7 @@ impl<'a> Turns<'a> {
     }
 
     /// Search `me` (0: the caller's system, on the caller's thread; `i`:
-    /// fallback `i`, built at its first turn), to the end of the round.
+    /// fallback `i`, built at its first turn), until it or another finishes.
     fn search<'s>(self, s: &'s thread::Scope<'s, 'a>, me: usize) {
         let _done = Finish(self.baton, me);
         let seat = Seat {
