@@ -957,6 +957,20 @@ fn on_one_core_the_fallback_answers_when_it_can_and_easy_ones_take_no_turn() {
 }
 
 #[test]
+fn a_search_that_panics_while_taking_turns_ends_them_and_the_panic_comes_back() {
+    // Were the panicking fallback's baton never passed back, the first
+    // search would wait for it for ever and this test would hang.
+    let broken = || -> System { panic!("the fallback cannot be built") };
+    for solver in solvers() {
+        let o = one_core(solver, 5);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            solve_racing(&pigeonhole(12), &[&broken], Some(1), None, None, &o)
+        }));
+        assert!(r.is_err(), "{solver}");
+    }
+}
+
+#[test]
 fn taking_turns_keeps_the_deadline_and_the_interrupt() {
     let build = || pigeonhole(12);
     for solver in solvers() {
