@@ -1441,6 +1441,33 @@ mod random {
         sys
     }
 
+    /// [`random_system`] of `seed` with `b`'s next assignment an
+    /// accumulator `b | next(y) = c` (either order; `c` in `y`'s domain
+    /// or not), which the encoder folds and the checker checks by a
+    /// shorter way than any other assignment.
+    fn with_accumulator(seed: u64) -> System {
+        let mut sys = random_system(seed);
+        let mut rng = Rng(seed.rotate_left(29) | 1);
+        let (b, x, e) = (VarId(0), VarId(1), VarId(2));
+        let (y, c) = match rng.below(3) {
+            0 => (x, Expr::int(rng.below(5) as i64 - 1)),
+            1 => (e, Expr::sym(["p", "q", "r"][rng.below(3)])),
+            _ => (b, Expr::Const(Value::Bool(rng.chance(50)))),
+        };
+        let (flag, hit) = (Expr::var(b), Expr::eq(Expr::next(y), c));
+        let xs = if rng.chance(50) {
+            vec![flag, hit]
+        } else {
+            vec![hit, flag]
+        };
+        sys.next_assign.retain(|a| a.var != b);
+        sys.next_assign.push(Assign {
+            var: b,
+            value: Expr::Or(xs),
+        });
+        sys
+    }
+
     /// Every state of the random systems' variables.
     fn all_states(sys: &System) -> Vec<Vec<Value>> {
         let mut out: Vec<Vec<Value>> = vec![vec![]];
@@ -1542,6 +1569,14 @@ mod random {
                 let r = raced(2, BmcOptions { solver, ..o.clone() })(&hinted);
                 prop_assert_eq!(r.found(), expected, "{} raced, seed {}", solver, o.seed);
                 prop_assert!(r.exhausted);
+            }
+            // An accumulator for `b`, counted with every encoding.
+            let acc = with_accumulator(seed);
+            let acc_expected = brute_force_count(&acc, k);
+            for enc in ENCODINGS {
+                let o = BmcOptions { bound: Some(k), count: Some(0), ..opts(enc) };
+                let r = solve(&acc, &o).map_err(|e| TestCaseError::fail(format!("{e}\n{acc:#?}")))?;
+                prop_assert_eq!(r.found(), acc_expected, "accumulator, {} at k={}: {:#?}", enc, k, acc);
             }
             // DIMACS of the same unrolling: satisfiable iff solutions exist,
             // and its model decodes to a verified trace.

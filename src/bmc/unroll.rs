@@ -25,6 +25,7 @@ use super::analyse;
 use super::cnf::{Label, Meaning, Sink};
 use super::domains::Domains;
 use super::expr::{At, Fail, Term};
+use super::fold::Accumulator;
 use super::lazy;
 use super::value_alias;
 use super::{BmcError, Encoding};
@@ -90,6 +91,8 @@ pub(crate) struct Unroller<'s, S: Sink> {
     goals: FxMap<usize, Lit>,
     /// What each init and next assignment reads (for forced values).
     reads: analyse::AssignReads,
+    /// Per next assignment: the accumulator it is, if it is one.
+    accumulators: Vec<Option<Accumulator>>,
     /// A reusable buffer for clauses.
     scratch: Vec<Lit>,
     /// A reusable buffer for the inputs of an AND gate.
@@ -171,6 +174,11 @@ impl<'s, S: Sink> Unroller<'s, S> {
             defines: FxMap::default(),
             goals: FxMap::default(),
             reads: analyse::AssignReads::new(sys),
+            accumulators: sys
+                .next_assign
+                .iter()
+                .map(|a| Accumulator::of(sys, a))
+                .collect(),
             scratch: Vec::new(),
             and_scratch: Vec::new(),
             folds: Vec::new(),
@@ -572,10 +580,14 @@ impl<'s, S: Sink> Unroller<'s, S> {
                 cur: step - 1,
                 next: Some(step),
             };
-            for a in &sys.next_assign {
+            for (i, a) in sys.next_assign.iter().enumerate() {
                 // Most targets are constants once pruned: folded straight
                 // from the copy, as `assert_member` would fold them.
-                match self.fold_allows_copy(&a.value, at, a.var, step) {
+                let folded = match self.accumulators[i] {
+                    Some(acc) => self.fold_accumulator(acc, a.var, step),
+                    None => self.fold_allows_copy(&a.value, at, a.var, step),
+                };
+                match folded {
                     Some(true) => continue,
                     Some(false) => {
                         self.clause(&[])?;
