@@ -1094,7 +1094,7 @@ fn int_operands(cur: &[Value], nxt: Option<&[Value]>, p: &Expr, q: &Expr) -> Opt
 /// `a` as `next(v) := v | next(x) = c` (either order), if it is one:
 /// `x` and `c`. Such an assignment allows `now` for `v` after `was`
 /// exactly when both are booleans and `was | next(x) = c` is `now`.
-fn accumulator(a: &Assign) -> Option<(VarId, &Value)> {
+pub(crate) fn accumulator(a: &Assign) -> Option<(VarId, &Value)> {
     let Expr::Or(xs) = &a.value else { return None };
     let [p, q] = xs.as_slice() else { return None };
     let flag = |e: &Expr| matches!(e, Expr::Var(v) if *v == a.var);

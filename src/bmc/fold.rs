@@ -22,11 +22,12 @@ use super::unroll::{Copy, Unroller};
 use crate::ir::{Assign, Domain, Expr, Value, VarId};
 
 /// A next assignment `next(v) := v | next(x) = c` of a boolean `v` (in
-/// either order: the visited flags of the step-by-step grid models, one
-/// per cell and step), folded from three copies' value indices
-/// ([`Unroller::fold_accumulator`]) rather than by walking the
-/// expression: the same result, -4% of the instructions of `solve
-/// --count 2` on numbrix-9x9-s1, whose 5,550 flags are all constants.
+/// either order, [`crate::ir::accumulator`]: the visited flags of the
+/// step-by-step grid models, one per cell and step), folded from three
+/// copies' value indices ([`Unroller::fold_accumulator`]) rather than by
+/// walking the expression: the same result, -3.6% of the instructions of
+/// `solve --count 2` on numbrix-9x9-s1, whose 5,550 flags are nearly all
+/// constants.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Accumulator {
     x: VarId,
@@ -38,21 +39,11 @@ impl Accumulator {
     /// The accumulator `a` is, if it is one. `c` must be of `x`'s kind
     /// (else the expression is a type error, which the encoder reports).
     pub fn of(sys: &crate::ir::System, a: &Assign) -> Option<Accumulator> {
-        let Expr::Or(xs) = &a.value else { return None };
-        let [p, q] = xs.as_slice() else { return None };
-        let flag = |e: &Expr| matches!(e, Expr::Var(v) if *v == a.var);
-        let hit = match (p, q) {
-            (f, h) | (h, f) if flag(f) => h,
-            _ => return None,
-        };
-        let Expr::Eq(l, r) = hit else { return None };
-        let (Expr::Next(x), Expr::Const(c)) = (&**l, &**r) else {
-            return None;
-        };
+        let (x, c) = crate::ir::accumulator(a)?;
         if sys.var(a.var).domain != Domain::Bool {
             return None;
         }
-        let j = match (&sys.var(*x).domain, c) {
+        let j = match (&sys.var(x).domain, c) {
             (Domain::Bool, Value::Bool(b)) => Some(usize::from(*b)),
             (Domain::Range { lo, hi }, Value::Int(i)) => {
                 (lo..=hi).contains(&i).then(|| (i - lo) as usize)
@@ -60,7 +51,7 @@ impl Accumulator {
             (Domain::Enum(syms), Value::Sym(s)) => syms.iter().position(|y| y.as_str() == &**s),
             _ => return None,
         };
-        Some(Accumulator { x: *x, j })
+        Some(Accumulator { x, j })
     }
 }
 
