@@ -279,7 +279,6 @@ impl<'a> Turns<'a> {
             }),
         };
         let mut o = self.opts.clone();
-        let offset = self.started.elapsed();
         let built;
         let system = match me {
             0 => self.sys,
@@ -289,11 +288,15 @@ impl<'a> Turns<'a> {
                     return;
                 }
                 o.progress = None;
-                o.timeout = o.timeout.map(|t| t.saturating_sub(offset));
                 built = self.fallbacks[me - 1]();
                 &built
             }
         };
+        // The deadline and the times count from the start of the turns,
+        // not from when this search's own watch starts (after its wait
+        // and its build).
+        let offset = self.started.elapsed();
+        o.timeout = o.timeout.map(|t| t.saturating_sub(offset));
         // The search `pass` counted started is the last one.
         let start_next = || self.start(s, self.baton.lock().started - 1);
         let entry = Entry {
