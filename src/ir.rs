@@ -1091,6 +1091,26 @@ fn int_operands(cur: &[Value], nxt: Option<&[Value]>, p: &Expr, q: &Expr) -> Opt
     }
 }
 
+/// Every state of `sys`'s variables (every combination of their values):
+/// for tests that check paths against brute force.
+#[cfg(test)]
+pub(crate) fn all_states(sys: &System) -> Vec<Vec<Value>> {
+    let mut out: Vec<Vec<Value>> = vec![vec![]];
+    for var in &sys.vars {
+        out = out
+            .into_iter()
+            .flat_map(|s| {
+                var.domain.values().into_iter().map(move |v| {
+                    let mut s = s.clone();
+                    s.push(v);
+                    s
+                })
+            })
+            .collect();
+    }
+    out
+}
+
 /// `a` as `next(v) := v | next(x) = c` (either order), if it is one:
 /// `x` and `c`. Such an assignment allows `now` for `v` after `was`
 /// exactly when both are booleans and `was | next(x) = c` is `now`.
@@ -1189,19 +1209,7 @@ mod tests {
             sys.next_assign.push(acc(v, y, c, swap));
         }
         sys.goal = Expr::t();
-        let mut states: Vec<Vec<Value>> = vec![vec![]];
-        for var in &sys.vars {
-            states = states
-                .into_iter()
-                .flat_map(|s| {
-                    var.domain.values().into_iter().map(move |v| {
-                        let mut s = s.clone();
-                        s.push(v);
-                        s
-                    })
-                })
-                .collect();
-        }
+        let states = all_states(&sys);
         let mut accepted = 0;
         for cur in &states {
             for nxt in &states {

@@ -484,6 +484,16 @@ impl BmcResult {
     pub fn found(&self) -> usize {
         self.solutions
     }
+
+    /// The answer of a search of `system` (of a race or of turns) that
+    /// started `offset` after the race or turns did, with its times
+    /// counted from their start.
+    fn of_search(mut self, offset: Duration, system: usize) -> BmcResult {
+        self.time += offset;
+        self.time_to_first = self.time_to_first.map(|t| t + offset);
+        self.system = system;
+        self
+    }
 }
 
 /// What can go wrong in the engine.

@@ -104,14 +104,14 @@ pub(super) const DELAY: Duration = Duration::from_millis(250);
 /// recurse over expressions, and the first search has the caller's (the
 /// main thread's 8 MB by default), not a spawned thread's 2 MB. Only what
 /// is touched is ever allocated.
-const STACK: usize = 64 << 20;
+pub(super) const STACK: usize = 64 << 20;
 
 /// The referee's stack: it only waits, looks at the board and starts
 /// threads.
 const REFEREE_STACK: usize = 256 << 10;
 
 /// What a search answers.
-type Answer = Result<BmcResult, BmcError>;
+pub(super) type Answer = Result<BmcResult, BmcError>;
 
 /// What the searches tell the race, under one lock.
 #[derive(Default)]
@@ -483,12 +483,7 @@ fn run(
     }
     let built = (search.system > 0).then(|| fallbacks[search.system - 1]());
     let system = built.as_ref().unwrap_or(sys);
-    solve_one(system, &o, Some(entry)).map(|mut r| {
-        r.time += offset;
-        r.time_to_first = r.time_to_first.map(|t| t + offset);
-        r.system = search.system;
-        r
-    })
+    solve_one(system, &o, Some(entry)).map(|r| r.of_search(offset, search.system))
 }
 
 /// The board, even if a thread panicked while holding it.

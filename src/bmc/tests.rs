@@ -1468,27 +1468,9 @@ mod random {
         sys
     }
 
-    /// Every state of the random systems' variables.
-    fn all_states(sys: &System) -> Vec<Vec<Value>> {
-        let mut out: Vec<Vec<Value>> = vec![vec![]];
-        for var in &sys.vars {
-            out = out
-                .into_iter()
-                .flat_map(|s| {
-                    var.domain.values().into_iter().map(move |v| {
-                        let mut s = s.clone();
-                        s.push(v);
-                        s
-                    })
-                })
-                .collect();
-        }
-        out
-    }
-
     /// Number of paths of `k` transitions that `System::check` accepts.
     fn brute_force_count(sys: &System, k: usize) -> usize {
-        let states = all_states(sys);
+        let states = crate::ir::all_states(sys);
         let mut count = 0;
         let mut idx = vec![0usize; k + 1];
         loop {

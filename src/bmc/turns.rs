@@ -46,13 +46,9 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::race::Entry;
+use super::race::{Answer, Entry, STACK};
 use super::{solve_one, BmcError, BmcOptions, BmcResult, Fallback, SolverKind};
 use crate::ir::System;
-
-/// The stack of a fallback's thread (as a race's: the analysis and the
-/// encoder recurse over expressions).
-const STACK: usize = 64 << 20;
 
 /// Who holds the baton, under one lock.
 #[derive(Debug, Default)]
@@ -183,9 +179,6 @@ impl Drop for Finish<'_> {
     }
 }
 
-/// What a search answers.
-type Answer = Result<BmcResult, BmcError>;
-
 /// Searches `sys` and `fallbacks` in turn on one core (see the module
 /// documentation); the first turn ends at `first` conflicts.
 pub(super) fn take_turns(
@@ -306,12 +299,7 @@ impl<'a> Turns<'a> {
             seat: Some(seat),
             start_next: (!self.eager).then_some(&start_next as &dyn Fn()),
         };
-        let r = solve_one(system, &o, Some(&entry)).map(|mut r| {
-            r.time += offset;
-            r.time_to_first = r.time_to_first.map(|t| t + offset);
-            r.system = me;
-            r
-        });
+        let r = solve_one(system, &o, Some(&entry)).map(|r| r.of_search(offset, me));
         lock(self.answers)[me] = Some(r);
     }
 }
