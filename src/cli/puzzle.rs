@@ -135,7 +135,8 @@ pub struct SolveArgs {
     /// answer wins (default: the number of cores, at most 2). With 1
     /// the numbrix and hidato models take turns on one core, by time
     /// after the first 2 s: within those the path is the same every
-    /// run. Not with `--count` above 2.
+    /// run. With `--count` above 2 (or 0) no race: a second job checks
+    /// the paths counted while the search looks for the next ones.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub jobs: Option<u32>,
     /// The SAT solver's random seed (0: its own defaults); the searches
