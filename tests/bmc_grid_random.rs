@@ -199,17 +199,20 @@ const CAP: usize = 40;
 
 /// The bmc answer on the model compiled with `options`, every
 /// solution verified by the puzzle's checker: (solutions found, exhausted,
-/// unique, status).
+/// unique, status). With two `jobs` the paths after the first are
+/// checked on a thread of their own (counting never races).
 fn bmc_answer(
     puzzle: &Puzzle,
     sys: &System,
     lazy: bool,
+    jobs: usize,
 ) -> Result<(usize, bool, Option<bool>, Status), TestCaseError> {
     let r = bmc::solve(
         sys,
         &BmcOptions {
             count: Some(CAP),
             lazy,
+            jobs,
             ..BmcOptions::default()
         },
     )
@@ -248,16 +251,16 @@ proptest! {
         let (count, _) = common::brute_force(&puzzle, CAP);
         for extras in EXTRAS {
             let (sys, _) = compile_model(&puzzle, &strengthen::options(extras).unwrap());
-            let got = bmc_answer(&puzzle, &sys, true)?;
+            let got = bmc_answer(&puzzle, &sys, true, 1)?;
             prop_assert_eq!(got, expected(count), "bmc {:?} on\n{}", extras, text);
         }
         for (i, model) in strengthen::sat_models(&puzzle).iter().enumerate() {
             let sys = model.compile(&puzzle);
-            let got = bmc_answer(&puzzle, &sys, true)?;
+            let got = bmc_answer(&puzzle, &sys, true, 2)?;
             prop_assert_eq!(got, expected(count), "bmc, solve's model {} on\n{}", i, text);
             if !sys.acyclic.is_empty() {
                 // The same system with its acyclicity encoded up front.
-                let got = bmc_answer(&puzzle, &sys, false)?;
+                let got = bmc_answer(&puzzle, &sys, false, 2)?;
                 prop_assert_eq!(got, expected(count), "bmc, solve's model {} eager on\n{}", i, text);
             }
         }
