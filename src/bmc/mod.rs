@@ -874,9 +874,10 @@ impl Search<'_, '_> {
     /// `solve --count 0` (10,000 paths, the cap), wall s: hidato-9x9-s1
     /// 6.5 -> 4.6, hidato-12x12-s1 15.4 -> 10.6, for 15-22% more CPU
     /// (the two threads' caches and the allocator are shared). The paths
-    /// are the same, in the same order; none is counted as found (nor
-    /// returned) before every check has passed: the checks are waited for
-    /// here, and one that fails is this search's error. Their time is
+    /// are the same, in the same order; the count and the paths kept are
+    /// returned only once every check has passed (the progress line may
+    /// count a path whose check is still to come): the checks are waited
+    /// for here, and one that fails is this search's error. Their time is
     /// counted in [`Phases::verify`].
     fn enumerate(&mut self, k: usize, assumptions: &[Lit]) -> Result<bool, BmcError> {
         // A path of one state (the waypoint successor model) checks in
