@@ -5,7 +5,8 @@
 # model with the ranks written out, which the engine itself leaves out of
 # its CNF, so it solves a smaller one), the built-in engine's time to the first
 # solution (`checkmate solve`) and to decide uniqueness (`checkmate solve
-# --count 2`) with its peak memory, and NuSMV's time on checkmate's own SMV
+# --count 2`) with its peak memory (one more run, through GNU time when
+# /usr/bin/time is there: see peak_kb), and NuSMV's time on checkmate's own SMV
 # model of the same puzzle (`checkmate smv`): BDD (`NuSMV model.smv`) and
 # SAT-based BMC at the solution length (`NuSMV -bmc -bmc_length K`), with
 # the ratios NuSMV / checkmate (time to first solution: both find one).
@@ -175,6 +176,8 @@ for f in "${files[@]}"; do
     if [[ -n $label && $verdict == @(unique|2+|unsat) && $verdict != "$label" ]]; then
         verdict+=" (LABEL SAYS $label)"
     fi
+    kb=$(peak_kb "$limit" "$bin" solve --count 2 --json --quiet --timeout "$limit" "$f")
+    [[ -n $kb ]] && KB=$kb
     mb=$(awk -v kb="$KB" 'BEGIN { printf "%.0f", kb / 1024 }')
     row="| $name | $((k + 1)) | $k | $vars | $clauses | $verdict | $(fmt "$first") | $(fmt "$unique") | $(fmt "$unique_wall") | $mb |"
 

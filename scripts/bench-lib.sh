@@ -7,10 +7,18 @@
 #                            memory in KB, STATUS ok | timeout | error.
 #                            Usage is the child's own (wait4); its memory
 #                            reads at least the interpreter's ~14 MB, which
-#                            the child shares until it execs.
+#                            the child shares until it execs (see peak_kb).
 #                            The stack limit is lifted: NuSMV 2.5.4's BMC
 #                            recurses deeply and dies with SIGSEGV on the
 #                            default 8 MB stack (hidato 9x9 models).
+# peak_kb LIMIT CMD...       peak resident memory in KB of one more run of
+#                            CMD (output dropped, killed after LIMIT
+#                            seconds), through GNU time, whose own small
+#                            process forks it: the real peak, where
+#                            `measure` cannot read below the interpreter's
+#                            (numbrix-9x9-s1: 8 MB against 14). Prints
+#                            nothing without /usr/bin/time, or when the run
+#                            was killed.
 # checkmate_setup            sets `bin` (the binary to measure: $CHECKMATE_BIN,
 #                            e.g. an older build, else the release build,
 #                            built first), `bin_label` (what to call it in a
@@ -53,6 +61,17 @@ with open(out, "w") as f:
 status = "timeout" if killed.is_set() else ("ok" if code == 0 else "error")
 print(f"{r.ru_utime + r.ru_stime:.4f} {wall:.4f} {r.ru_maxrss} {status}")
 PY
+}
+
+peak_kb() {
+    local limit=$1 out
+    shift
+    [[ -x /usr/bin/time ]] || return 0
+    out=$(mktemp)
+    if timeout "$limit" /usr/bin/time -f %M -o "$out" "$@" > /dev/null 2>&1; then
+        tail -n1 "$out"
+    fi
+    rm -f "$out"
 }
 
 checkmate_setup() {
