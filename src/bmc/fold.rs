@@ -18,7 +18,7 @@
 
 use super::cnf::Sink;
 use super::expr::At;
-use super::unroll::{Copy, Unroller};
+use super::unroll::{index_of, Copy, Unroller};
 use crate::ir::{Assign, Domain, Expr, Value, VarId};
 
 /// A next assignment `next(v) := v | next(x) = c` of a boolean `v` (in
@@ -43,15 +43,17 @@ impl Accumulator {
         if sys.var(a.var).domain != Domain::Bool {
             return None;
         }
-        let j = match (&sys.var(x).domain, c) {
-            (Domain::Bool, Value::Bool(b)) => Some(usize::from(*b)),
-            (Domain::Range { lo, hi }, Value::Int(i)) => {
-                (lo..=hi).contains(&i).then(|| (i - lo) as usize)
-            }
-            (Domain::Enum(syms), Value::Sym(s)) => syms.iter().position(|y| y.as_str() == &**s),
-            _ => return None,
-        };
-        Some(Accumulator { x, j })
+        let dom = &sys.var(x).domain;
+        let same_kind = matches!(
+            (dom, c),
+            (Domain::Bool, Value::Bool(_))
+                | (Domain::Range { .. }, Value::Int(_))
+                | (Domain::Enum(_), Value::Sym(_))
+        );
+        same_kind.then(|| Accumulator {
+            x,
+            j: index_of(dom, c),
+        })
     }
 }
 

@@ -479,7 +479,7 @@ fn lenient(value: Result<bool, BmcError>) -> Result<bool, BmcError> {
 
 /// Runs `f` and adds its wall-clock time to `slot`.
 fn timed<T>(slot: &mut Duration, f: impl FnOnce() -> T) -> T {
-    let start = std::time::Instant::now();
+    let start = Instant::now();
     let out = f();
     *slot += start.elapsed();
     out
@@ -571,8 +571,10 @@ pub fn takes_turns(opts: &BmcOptions) -> bool {
 }
 
 /// Whether several searches may share the work of one solve: at most two
-/// solutions asked for, and no conflict budget.
-fn shares(opts: &BmcOptions) -> bool {
+/// solutions asked for, and no conflict budget. Then [`solve_racing`]
+/// races them ([`races`]) or, with one job, has them take turns
+/// ([`takes_turns`]).
+pub fn shares(opts: &BmcOptions) -> bool {
     few(opts) && opts.conflict_limit.is_none()
 }
 
@@ -968,14 +970,14 @@ impl Search<'_, '_> {
             let trace = match trace {
                 Ok(t) => t,
                 Err(cuts) => {
-                    let start = std::time::Instant::now();
+                    let start = Instant::now();
                     self.add_cuts(&cuts)?;
                     self.phases.encode += start.elapsed();
                     continue;
                 }
             };
             self.time_to_first.get_or_insert(self.watch.elapsed());
-            let start = std::time::Instant::now();
+            let start = Instant::now();
             self.block(k, &trace)?;
             self.phases.encode += start.elapsed();
             match aside.filter(|_| !here) {

@@ -137,20 +137,17 @@ impl Seat {
         }
         let next = (self.me + 1) % b.seats;
         let starts = next >= s.started;
+        s.turn += 1;
         if starts && start.is_none() {
-            s.turn += 1;
             self.ends.set(b.end_of(s.turn));
             return;
         }
         s.holder = next;
-        s.turn += 1;
         s.started += usize::from(starts);
         b.changed.notify_all();
         drop(s);
-        if starts {
-            if let Some(f) = start {
-                f();
-            }
+        if let (true, Some(f)) = (starts, start) {
+            f();
         }
         self.wait_turn();
     }

@@ -459,7 +459,7 @@ fn solve_bmc(
     };
     let budgeted = models.len() > 1 && models[0].conflict_budget.is_some();
     let raced = options(None);
-    if budgeted && (bmc::races(&raced) || bmc::takes_turns(&raced)) {
+    if budgeted && bmc::shares(&raced) {
         let (first, rest) = models.split_first().expect("two models or more");
         let run = Run {
             fallbacks: rest,
