@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgMatches, Args, Command as ClapCommand, FromArgMatches, Parser, Subcommand};
 
 pub mod game;
 pub mod optimal;
@@ -25,15 +25,48 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Write a puzzle (or a game's deduction puzzle / strategy) as a NuSMV or nuXmv model.
-    Smv(puzzle::SmvArgs),
+    Smv(Deferred<puzzle::SmvArgs>),
     /// Read a NuSMV/nuXmv counterexample (text or XML) back into a verified solution.
-    Trace(puzzle::TraceArgs),
+    Trace(Deferred<puzzle::TraceArgs>),
     /// Solve a grid puzzle with the built-in bounded model checker or NuSMV.
-    Solve(puzzle::SolveArgs),
+    Solve(Deferred<puzzle::SolveArgs>),
     /// Write the bounded unrolling of a puzzle as DIMACS CNF.
-    Cnf(puzzle::CnfArgs),
+    Cnf(Deferred<puzzle::CnfArgs>),
     /// Deductive games: specs, knowledge, strategies, analysis.
-    Game(game::GameArgs),
+    Game(Deferred<game::GameArgs>),
+}
+
+/// A subcommand's arguments, described to clap only when that subcommand
+/// is the one given (or its help is asked for): [`ClapCommand::defer`].
+/// Building every subcommand's arguments (the `game` tree alone has
+/// dozens) on every run cost a quarter of the code a short `solve` first
+/// touches (cachegrind: 2,000 of 8,200 instruction-cache lines missed on
+/// numbrix-9x9-s1), paid again by each run started after a pause.
+#[derive(Debug)]
+pub struct Deferred<T>(pub T);
+
+impl<T: FromArgMatches> FromArgMatches for Deferred<T> {
+    fn from_arg_matches(m: &ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(m).map(Deferred)
+    }
+
+    fn update_from_arg_matches(&mut self, m: &ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(m)
+    }
+}
+
+impl<T: Args> Args for Deferred<T> {
+    fn group_id() -> Option<clap::Id> {
+        T::group_id()
+    }
+
+    fn augment_args(cmd: ClapCommand) -> ClapCommand {
+        cmd.defer(T::augment_args)
+    }
+
+    fn augment_args_for_update(cmd: ClapCommand) -> ClapCommand {
+        cmd.defer(T::augment_args_for_update)
+    }
 }
 
 /// Marks an error as the user's input being wrong (exit code 2).
@@ -63,11 +96,11 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Smv(args) => puzzle::smv(args),
-        Command::Trace(args) => puzzle::trace(args),
-        Command::Solve(args) => puzzle::solve(args),
-        Command::Cnf(args) => puzzle::cnf(args),
-        Command::Game(args) => game::run(args),
+        Command::Smv(Deferred(args)) => puzzle::smv(args),
+        Command::Trace(Deferred(args)) => puzzle::trace(args),
+        Command::Solve(Deferred(args)) => puzzle::solve(args),
+        Command::Cnf(Deferred(args)) => puzzle::cnf(args),
+        Command::Game(Deferred(args)) => game::run(args),
     }
 }
 
@@ -118,8 +151,45 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::write_atomically;
+    use super::{write_atomically, Cli, Command, Deferred};
+    use clap::{CommandFactory, Parser};
     use std::os::unix::fs::{symlink, FileTypeExt, PermissionsExt};
+
+    /// clap's own checks of every (sub)command, the deferred argument
+    /// lists included: `debug_assert` builds the whole tree, which a run
+    /// never does.
+    #[test]
+    fn every_subcommand_passes_clap_checks() {
+        Cli::command().debug_assert();
+    }
+
+    /// Deferred arguments still parse, give their defaults, reject what
+    /// they do not know, and show in the subcommand's help.
+    #[test]
+    fn deferred_arguments_parse_and_show_in_help() {
+        let cli = Cli::try_parse_from(["checkmate", "solve", "p.txt", "--count", "2", "--json"]);
+        let Ok(Cli {
+            command: Command::Solve(Deferred(args)),
+        }) = cli
+        else {
+            panic!("not a solve: {cli:?}");
+        };
+        assert_eq!(args.puzzle.to_str(), Some("p.txt"));
+        assert_eq!(args.count, Some(2));
+        assert!(args.json);
+        assert_eq!(args.timeout, None);
+        let err = Cli::try_parse_from(["checkmate", "cnf", "p.txt", "--bogus"]).unwrap_err();
+        assert_eq!(err.kind(), clap::error::ErrorKind::UnknownArgument);
+        let mut cmd = Cli::command();
+        let help = cmd
+            .find_subcommand_mut("solve")
+            .expect("solve is a subcommand")
+            .render_long_help()
+            .to_string();
+        assert!(help.contains("--count"), "{help}");
+        let game = Cli::try_parse_from(["checkmate", "game", "spec", "--help"]).unwrap_err();
+        assert_eq!(game.kind(), clap::error::ErrorKind::DisplayHelp);
+    }
 
     #[test]
     fn replaces_a_regular_file_and_creates_a_new_one() {
