@@ -62,6 +62,15 @@ pub(crate) const BUDGET: u64 = 60_000_000;
 /// ([`Domains::compute_skipping`] does not start when they would not fit).
 type Tick = u32;
 
+/// No single value left (in [`Domains`]' `single`).
+const NONE: u32 = u32::MAX;
+
+/// A `single` entry as an index.
+#[inline]
+fn index(single: u32) -> Option<usize> {
+    (single != NONE).then_some(single as usize)
+}
+
 /// A conjunct of a constraint ("atom"): `p1 | (p2 | (… | leaf))` for
 /// the disjuncts `prefix` that [`atoms`] distributed over a conjunction,
 /// by reference (nothing is copied).
@@ -153,11 +162,13 @@ pub(crate) struct Domains {
     base: Vec<usize>,
     frame: usize,
     steps: usize,
-    /// `counts[step * vars + var]`: number of allowed values.
-    counts: Vec<usize>,
+    /// `counts[step * vars + var]`: number of allowed values. (`u32`s
+    /// here and in `single`: these are read at random in every check,
+    /// and a 9x9 path has 5,800 copies.)
+    counts: Vec<u32>,
     /// `single[step * vars + var]`: the one allowed index, when only one
-    /// is left.
-    single: Vec<Option<usize>>,
+    /// is left ([`NONE`] otherwise).
+    single: Vec<u32>,
     frozen: Vec<bool>,
     /// Per variable: `usize::MAX`, or 0 when it is frozen (its copies are
     /// all at step 0): `step & step_mask[var]` is [`Domains::step_of`]
@@ -946,14 +957,18 @@ impl Domains {
         }
         let frame = len - frozen_len;
         let len = frozen_len + frame * (k + 1);
-        let single: Vec<Option<usize>> = sizes.iter().map(|&n| (n == 1).then_some(0)).collect();
+        let single: Vec<u32> = sizes
+            .iter()
+            .map(|&n| if n == 1 { 0 } else { NONE })
+            .collect();
+        let counts: Vec<u32> = sizes.iter().map(|&n| n as u32).collect();
         Domains {
             bits: vec![true; len],
             gone: vec![0; len],
             base,
             frame,
             steps: k + 1,
-            counts: sizes.repeat(k + 1),
+            counts: counts.repeat(k + 1),
             single: single.repeat(k + 1),
             frozen: sys.vars.iter().map(|v| v.frozen).collect(),
             step_mask: sys
@@ -996,7 +1011,7 @@ impl Domains {
     /// The index of the only allowed value of `var` at `step`, when
     /// exactly one is left (kept up to date by every removal).
     pub fn only(&self, var: VarId, step: usize) -> Option<usize> {
-        self.single[self.copy_index(var, self.step_of(var, step))]
+        index(self.single[self.copy_index(var, self.step_of(var, step))])
     }
 
     /// Where the set of `var` at `step` (already mapped by `step_of`)
@@ -1031,7 +1046,7 @@ impl Domains {
         let step = self.step_of(var, step);
         match ctx.fix {
             Some((v, s, _)) if v == var && s == step => 1,
-            _ => self.counts[self.copy_index(var, step)],
+            _ => self.counts[self.copy_index(var, step)] as usize,
         }
     }
 
@@ -1041,7 +1056,7 @@ impl Domains {
         let step = self.step_of(var, step);
         match ctx.fix {
             Some((v, s, j)) if v == var && s == step => Some(j),
-            _ => self.single[self.copy_index(var, step)],
+            _ => index(self.single[self.copy_index(var, step)]),
         }
     }
 
@@ -1159,7 +1174,7 @@ impl Domains {
         // One value left everywhere: the path is read off the sets
         // ([`super::unroll::Unroller::determined`]), nothing is encoded.
         let n = sys.vars.len();
-        let single = |(i, &c): (usize, &usize)| c <= 1 || (i >= n && self.frozen[i % n]);
+        let single = |(i, &c): (usize, &u32)| c <= 1 || (i >= n && self.frozen[i % n]);
         if self.counts.iter().enumerate().all(single) {
             return;
         }
@@ -1222,8 +1237,12 @@ impl Domains {
             self.gone[at + i] = self.tick;
             self.counts[c] -= 1;
             self.single[c] = match self.counts[c] {
-                1 => self.allowed(var, s).iter().position(|&x| x),
-                _ => None,
+                1 => self
+                    .allowed(var, s)
+                    .iter()
+                    .position(|&x| x)
+                    .map_or(NONE, |j| j as u32),
+                _ => NONE,
             };
         }
     }
@@ -1649,7 +1668,7 @@ impl Domains {
                 }
                 // Values outside the class are left: their removals are
                 // invisible.
-                self.counts[c] > inside
+                self.counts[c] as usize > inside
             })
         })
     }
