@@ -1226,6 +1226,44 @@ impl Domains {
         }
     }
 
+    /// Removes every allowed value `j` of `var` at `step` that `gone(self,
+    /// j)` says to (`gone` must not read this copy's own set, which
+    /// changes as it goes); whether any was. [`Domains::remove`] of each, but the removals
+    /// share one tick: nothing reads the ticks between them, and a check
+    /// only compares ticks with those of its own, earlier or later, which
+    /// keep their order. An image narrows `pos` value by value, 16,000
+    /// removals on a 9x9 hidato.
+    fn remove_all(&mut self, var: VarId, step: usize, gone: impl Fn(&Self, usize) -> bool) -> bool {
+        let s = self.step_of(var, step);
+        let at = self.at(var, s);
+        let n = self.sizes[var.index()];
+        let tick = self.tick + 1;
+        let mut removed = 0;
+        for j in 0..n {
+            if self.bits[at + j] && gone(self, j) {
+                removed += 1;
+                self.bits[at + j] = false;
+                self.gone[at + j] = tick;
+            }
+        }
+        if removed == 0 {
+            return false;
+        }
+        self.tick = tick;
+        let c = self.copy_index(var, s);
+        self.changed[c] = tick;
+        self.counts[c] -= removed;
+        self.single[c] = match self.counts[c] {
+            1 => self
+                .allowed(var, s)
+                .iter()
+                .position(|&x| x)
+                .map_or(NONE, |j| j as u32),
+            _ => NONE,
+        };
+        true
+    }
+
     fn remove(&mut self, var: VarId, step: usize, i: usize) {
         let s = self.step_of(var, step);
         let at = self.at(var, s);
@@ -1365,16 +1403,8 @@ impl Domains {
                 _ => m.next_assign_n[i],
             };
             let img = self.eval(&m.prog, node, &ctx);
-            let mut narrowed = false;
-            if !matches!(img, Abs::Top) {
-                let at = self.at(a.var, t);
-                for j in 0..self.sizes[a.var.index()] {
-                    if self.bits[at + j] && !self.admits(&m.prog, img, a.var, j) {
-                        self.remove(a.var, t, j);
-                        narrowed = true;
-                    }
-                }
-            }
+            let narrowed = !matches!(img, Abs::Top)
+                && self.remove_all(a.var, t, |d, j| !d.admits(&m.prog, img, a.var, j));
             self.free(img);
             if narrowed {
                 changed = true;
@@ -1449,13 +1479,7 @@ impl Domains {
             alive.clear();
             alive.extend_from_slice(self.allowed(x, t));
             self.prune_var(m, x, t, &mut alive);
-            let at = self.at(x, t);
-            for (j, &a) in alive.iter().enumerate() {
-                if !a && self.bits[at + j] {
-                    self.remove(x, t, j);
-                    changed = true;
-                }
-            }
+            changed |= self.remove_all(x, t, |_, j| !alive[j]);
             self.alive = alive;
         }
         changed
