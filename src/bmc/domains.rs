@@ -1253,14 +1253,7 @@ impl Domains {
         let c = self.copy_index(var, s);
         self.changed[c] = tick;
         self.counts[c] -= removed;
-        self.single[c] = match self.counts[c] {
-            1 => self
-                .allowed(var, s)
-                .iter()
-                .position(|&x| x)
-                .map_or(NONE, |j| j as u32),
-            _ => NONE,
-        };
+        self.single[c] = self.single_left(var, s, self.counts[c]);
         true
     }
 
@@ -1274,14 +1267,23 @@ impl Domains {
             self.bits[at + i] = false;
             self.gone[at + i] = self.tick;
             self.counts[c] -= 1;
-            self.single[c] = match self.counts[c] {
-                1 => self
-                    .allowed(var, s)
-                    .iter()
-                    .position(|&x| x)
-                    .map_or(NONE, |j| j as u32),
-                _ => NONE,
-            };
+            self.single[c] = self.single_left(var, s, self.counts[c]);
+        }
+    }
+
+    /// The `single` entry of `var` at `step` (already mapped by
+    /// `step_of`) with `count` values allowed.
+    #[inline]
+    fn single_left(&self, var: VarId, step: usize, count: u32) -> u32 {
+        if count != 1 {
+            return NONE;
+        }
+        let allowed = self.allowed(var, step);
+        match allowed {
+            // A boolean (most removals of a grid path's visited flags):
+            // no search.
+            [no, _] => u32::from(!no),
+            _ => allowed.iter().position(|&x| x).map_or(NONE, |j| j as u32),
         }
     }
 
