@@ -197,6 +197,9 @@ pub(crate) struct Domains {
     /// never); `wake` (per assignment, a buffer) marks those with an
     /// input changed since.
     image_ran: Vec<Tick>,
+    /// Per step (as `step_of` maps it: a frozen variable's copy is at
+    /// step 0): the tick of the last removal there (0: none).
+    step_changed: Vec<Tick>,
     wake: Vec<bool>,
     /// The value sets of the abstract values being computed, each
     /// [`Program::words`] words, stacked in evaluation order (an
@@ -986,6 +989,7 @@ impl Domains {
             entail_seen: Vec::new(),
             imaged: Vec::new(),
             image_ran: vec![0; k + 1],
+            step_changed: vec![0; k + 1],
             wake: Vec::new(),
             arena: Vec::new(),
             words: 1,
@@ -1252,6 +1256,7 @@ impl Domains {
         self.tick = tick;
         let c = self.copy_index(var, s);
         self.changed[c] = tick;
+        self.step_changed[s] = tick;
         self.counts[c] -= removed;
         self.single[c] = self.single_left(var, s, self.counts[c]);
         true
@@ -1264,6 +1269,7 @@ impl Domains {
             self.tick += 1;
             let c = self.copy_index(var, s);
             self.changed[c] = self.tick;
+            self.step_changed[s] = self.tick;
             self.bits[at + i] = false;
             self.gone[at + i] = self.tick;
             self.counts[c] -= 1;
@@ -1462,6 +1468,12 @@ impl Domains {
     /// Sets `wake` for the readers in `w` of the copies at `step` that
     /// lost a value after tick `since`.
     fn wake_readers(&self, w: &Watch, step: usize, since: Tick, wake: &mut [bool]) {
+        // Nothing removed at `step` (nor of a frozen copy, at step 0)
+        // since: nothing to wake, without a look at each variable (a step
+        // is often looked at again for a change at its other neighbour).
+        if self.step_changed[step] <= since && self.step_changed[0] <= since {
+            return;
+        }
         for &x in &w.vars {
             if self.changed[self.copy_index(x, self.step_of(x, step))] > since {
                 w.readers[x.index()].iter().for_each(|&i| wake[i] = true);
