@@ -19,7 +19,9 @@
 use super::cnf::Sink;
 use super::expr::At;
 use super::unroll::{index_of, Copy, Unroller};
+use super::BmcError;
 use crate::ir::{Assign, Domain, Expr, Value, VarId};
+use rustsat::types::Lit;
 
 /// A next assignment `next(v) := v | next(x) = c` of a boolean `v` (in
 /// either order, [`crate::ir::accumulator`]: the visited flags of the
@@ -299,6 +301,34 @@ impl<S: Sink> Unroller<'_, S> {
             _ => return None,
         };
         Some(rhs == (target == 1))
+    }
+
+    /// Where [`Self::fold_accumulator`] cannot fold because `x`'s copy at
+    /// `step` is not a constant while `v`'s copies are, and `v` was false
+    /// before: the one literal the assignment comes to, `next(x) = c` if
+    /// `v` is true at `step`, its negation if not. `None` otherwise. (A
+    /// 9x9 numbrix has some 200 of these, at the few steps where `pos`
+    /// keeps two values; through [`Self::assert_member`] they cost 3.7K
+    /// instructions each, 3% of its `solve`.)
+    pub fn accumulator_lit(
+        &mut self,
+        acc: Accumulator,
+        v: VarId,
+        step: usize,
+    ) -> Result<Option<Lit>, BmcError> {
+        let index = |var: VarId, step: usize| match *self.copy(var, step) {
+            Copy::Const(i) => Some(i),
+            _ => None,
+        };
+        let (Some(target), Some(0)) = (index(v, step), index(v, step - 1)) else {
+            return Ok(None);
+        };
+        let hit = match acc.j {
+            Some(j) => self.eq_index(acc.x, step, j)?,
+            // `c` is no value of `x`: never hit.
+            None => !self.top(),
+        };
+        Ok(Some(if target == 1 { hit } else { !hit }))
     }
 
     fn allows(&self, e: &Expr, at: At, v: Folded<'_>) -> Option<bool> {

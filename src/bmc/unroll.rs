@@ -595,6 +595,12 @@ impl<'s, S: Sink> Unroller<'s, S> {
                     }
                     None => {}
                 }
+                if let Some(acc) = self.accumulators[i] {
+                    if let Some(lit) = self.accumulator_lit(acc, a.var, step)? {
+                        self.clause(&[lit])?;
+                        continue;
+                    }
+                }
                 let x = self.var_term(a.var, step);
                 self.assert_member(&[], &x, &a.value, at).map_err(|why| {
                     encode_err(step - 1, &format!("next({})", sys.var(a.var).name), why)
