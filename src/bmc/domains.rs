@@ -1232,11 +1232,11 @@ impl Domains {
 
     /// Removes every allowed value `j` of `var` at `step` that `gone(self,
     /// j)` says to (`gone` must not read this copy's own set, which
-    /// changes as it goes); whether any was. [`Domains::remove`] of each, but the removals
-    /// share one tick: nothing reads the ticks between them, and a check
-    /// only compares ticks with those of its own, earlier or later, which
-    /// keep their order. An image narrows `pos` value by value, 16,000
-    /// removals on a 9x9 hidato.
+    /// changes as it goes); whether any was. [`Domains::remove`] of each,
+    /// but the removals share one tick: nothing reads the ticks between
+    /// them, and a check only compares ticks with those of its own,
+    /// earlier or later, which keep their order. (An image narrows `pos`
+    /// value by value: 16,000 removals on a 9x9 hidato.)
     fn remove_all(&mut self, var: VarId, step: usize, gone: impl Fn(&Self, usize) -> bool) -> bool {
         let s = self.step_of(var, step);
         let at = self.at(var, s);

@@ -307,9 +307,9 @@ impl<S: Sink> Unroller<'_, S> {
     /// `step` is not a constant while `v`'s copies are, and `v` was false
     /// before: the one literal the assignment comes to, `next(x) = c` if
     /// `v` is true at `step`, its negation if not. `None` otherwise. (A
-    /// 9x9 numbrix has some 200 of these, at the few steps where `pos`
-    /// keeps two values; through [`Self::assert_member`] they cost 3.7K
-    /// instructions each, 3% of its `solve`.)
+    /// 9x9 numbrix has some 125 of these, at the few steps where `pos`
+    /// keeps two values; through [`Self::assert_member`] they cost 1.8K
+    /// instructions more each, 0.9% of its `solve`.)
     pub fn accumulator_lit(
         &mut self,
         acc: Accumulator,

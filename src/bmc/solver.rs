@@ -327,11 +327,10 @@ impl Sink for Batsat<'_> {
     /// `add_clause_ref` does through a new `Vec` per clause (and a running
     /// average of clause lengths): a fifth of the cost of a clause, 2% of
     /// the instructions of `solve` on a 9x9 waypoint puzzle (1,500
-    /// clauses: 968K -> 754K, callgrind). Nothing of
-    /// the wrapper's is skipped that this solver reads: its state says
-    /// whether a model may be read, and every solve sets it
-    /// (`solve_assumps`, the only way in); models are read only after a
-    /// solve.
+    /// clauses: 968K -> 754K, callgrind). Nothing of the wrapper's that
+    /// this solver reads is skipped: its state says whether a model may
+    /// be read, and every solve sets it (`solve_assumps`, the only way
+    /// in); models are read only after a solve.
     fn add_clause(&mut self, lits: &[Lit]) -> Result<(), BmcError> {
         use batsat::SolverInterface;
         let s = self.solver.batsat_mut();
