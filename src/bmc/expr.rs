@@ -101,7 +101,7 @@ impl<S: Sink> Unroller<'_, S> {
     pub fn term(&mut self, e: &Expr, at: At) -> R<Term> {
         let top = self.top();
         Ok(match e {
-            Expr::Const(Value::Bool(b)) => Term::Bool(if *b { top } else { !top }),
+            Expr::Const(Value::Bool(b)) => Term::Bool(self.truth(*b)),
             Expr::Const(v) => Term::Vals(vec![(v.clone(), top)]),
             Expr::Var(v) => self.var_term(*v, at.cur),
             Expr::Next(v) => match at.next {

@@ -284,33 +284,15 @@ impl<S: Sink> Unroller<'_, S> {
     }
 
     /// [`Self::fold_allows_copy`] of accumulator `acc`, the next
-    /// assignment of `v`, at `step` (> 0): whether `v`'s constant copy
-    /// there is `v | next(x) = c` of the copies before, if the constant
-    /// copies decide it (a disjunct true, or both false).
-    pub fn fold_accumulator(&self, acc: Accumulator, v: VarId, step: usize) -> Option<bool> {
-        let index = |var: VarId, step: usize| match *self.copy(var, step) {
-            Copy::Const(i) => Some(i),
-            _ => None,
-        };
-        let target = index(v, step)?;
-        let was = index(v, step - 1);
-        let hit = index(acc.x, step).map(|i| Some(i) == acc.j);
-        let rhs = match (was, hit) {
-            (Some(1), _) | (_, Some(true)) => true,
-            (Some(_), Some(false)) => false,
-            _ => return None,
-        };
-        Some(rhs == (target == 1))
-    }
-
-    /// Where [`Self::fold_accumulator`] cannot fold because `x`'s copy at
-    /// `step` is not a constant while `v`'s copies are, and `v` was false
-    /// before: the one literal the assignment comes to, `next(x) = c` if
-    /// `v` is true at `step`, its negation if not. `None` otherwise. (A
-    /// 9x9 numbrix has some 125 of these, at the few steps where `pos`
-    /// keeps two values; through [`Self::assert_member`] they cost 1.8K
-    /// instructions more each, 0.9% of its `solve`.)
-    pub fn accumulator_lit(
+    /// assignment of `v`, at `step` (> 0), when `v`'s copy there is a
+    /// constant: the one literal the assignment comes to, if it comes to
+    /// one. The top literal (or its negation) when the constant copies
+    /// decide it (a disjunct true, or both false); when only `x`'s copy is
+    /// open and `v` was false, `next(x) = c` if `v` is true at `step`, its
+    /// negation if not (a 9x9 numbrix has some 125 of these, at the few
+    /// steps where `pos` keeps two values: through [`Self::assert_member`]
+    /// they cost 1.8K instructions more each, 0.9% of its `solve`).
+    pub fn fold_accumulator(
         &mut self,
         acc: Accumulator,
         v: VarId,
@@ -320,15 +302,20 @@ impl<S: Sink> Unroller<'_, S> {
             Copy::Const(i) => Some(i),
             _ => None,
         };
-        let (Some(target), Some(0)) = (index(v, step), index(v, step - 1)) else {
+        let Some(target) = index(v, step) else {
             return Ok(None);
         };
-        let hit = match acc.j {
-            Some(j) => self.eq_index(acc.x, step, j)?,
-            // `c` is no value of `x`: never hit.
-            None => !self.top(),
+        let rhs = match (index(v, step - 1), index(acc.x, step), acc.j) {
+            // Was true, or hit.
+            (Some(1), _, _) => self.top(),
+            (_, Some(i), j) if Some(i) == j => self.top(),
+            // Was false and not hit (`c` no value of `x`: never hit).
+            (Some(_), Some(_), _) | (Some(_), None, None) => !self.top(),
+            // Was false, and only `x`'s copy is open.
+            (Some(_), None, Some(j)) => self.eq_index(acc.x, step, j)?,
+            (None, _, _) => return Ok(None),
         };
-        Ok(Some(if target == 1 { hit } else { !hit }))
+        Ok(Some(if target == 1 { rhs } else { !rhs }))
     }
 
     fn allows(&self, e: &Expr, at: At, v: Folded<'_>) -> Option<bool> {

@@ -235,6 +235,15 @@ impl<'s, S: Sink> Unroller<'s, S> {
         self.top
     }
 
+    /// The constant literal of `b`: the top literal or its negation.
+    pub fn truth(&self, b: bool) -> Lit {
+        if b {
+            self.top
+        } else {
+            !self.top
+        }
+    }
+
     pub fn fresh(&mut self) -> Lit {
         let v = Var::new(self.n_vars);
         self.n_vars += 1;
@@ -582,24 +591,19 @@ impl<'s, S: Sink> Unroller<'s, S> {
             };
             for (i, a) in sys.next_assign.iter().enumerate() {
                 // Most targets are constants once pruned: folded straight
-                // from the copy, as `assert_member` would fold them.
+                // from the copy, as `assert_member` would fold them (to
+                // the top literal mostly: no clause then, without a call).
                 let folded = match self.accumulators[i] {
-                    Some(acc) => self.fold_accumulator(acc, a.var, step),
-                    None => self.fold_allows_copy(&a.value, at, a.var, step),
+                    Some(acc) => self.fold_accumulator(acc, a.var, step)?,
+                    None => self
+                        .fold_allows_copy(&a.value, at, a.var, step)
+                        .map(|holds| self.truth(holds)),
                 };
-                match folded {
-                    Some(true) => continue,
-                    Some(false) => {
-                        self.clause(&[])?;
-                        continue;
-                    }
-                    None => {}
-                }
-                if let Some(acc) = self.accumulators[i] {
-                    if let Some(lit) = self.accumulator_lit(acc, a.var, step)? {
+                if let Some(lit) = folded {
+                    if lit != self.top {
                         self.clause(&[lit])?;
-                        continue;
                     }
+                    continue;
                 }
                 let x = self.var_term(a.var, step);
                 self.assert_member(&[], &x, &a.value, at).map_err(|why| {
@@ -933,7 +937,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
         // No clone of the copy: a one-hot copy is as long as the domain.
         let top = self.top;
         match self.copy(var, step) {
-            Copy::Const(j) => Ok(if i == *j { top } else { !top }),
+            Copy::Const(j) => Ok(self.truth(i == *j)),
             Copy::Bool(l) => Ok(if i == 1 { *l } else { !*l }),
             Copy::OneHot(eq) => Ok(eq[i]),
             Copy::Order(ge) => {
@@ -963,7 +967,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
         }
         match self.copy(var, step) {
             Copy::Order(ge) => return Ok(ge[i - 1]),
-            Copy::Const(j) => return Ok(if *j >= i { self.top } else { !self.top }),
+            Copy::Const(j) => return Ok(self.truth(*j >= i)),
             _ => {}
         }
         let lits = (i..n)
@@ -977,7 +981,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
         match self.copy(var, step) {
             Copy::Bool(l) => Term::Bool(*l),
             Copy::Const(i) => match nth_value(&self.sys.var(var).domain, *i) {
-                Value::Bool(b) => Term::Bool(if b { self.top } else { !self.top }),
+                Value::Bool(b) => Term::Bool(self.truth(b)),
                 v => Term::Vals(vec![(v, self.top)]),
             },
             _ => Term::Var(var, step, 0),
