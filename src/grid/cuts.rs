@@ -26,6 +26,8 @@
 //! windows); a cut of one cell is also a part of the cuts of two that
 //! contain it, which are left out (they add little and cost a pass each).
 
+use std::sync::OnceLock;
+
 use super::{CellId, Coord, Puzzle};
 
 /// The moves between the open cells as one flat list by cell id
@@ -63,18 +65,6 @@ impl Graph {
                 }
             }
             next[start..].sort_unstable();
-            first.push(next.len() as u32);
-        }
-        Graph { first, next }
-    }
-
-    /// The moves of the lists `adj` (each cell's neighbours by cell id).
-    pub fn from_lists(adj: &[Vec<CellId>]) -> Graph {
-        let mut first = Vec::with_capacity(adj.len() + 1);
-        first.push(0);
-        let mut next = Vec::new();
-        for out in adj {
-            next.extend(out.iter().map(|c| c.0));
             first.push(next.len() as u32);
         }
         Graph { first, next }
@@ -259,18 +249,53 @@ fn fill_part(g: &Graph, part: &mut [u32], stack: &mut Vec<CellId>, start: CellId
     size
 }
 
+/// The board's own graph and what [`no_path`](super::strengthen::no_path)
+/// and [`cut_steps`](super::strengthen::cut_steps) both read of it, worked
+/// out once per puzzle ([`board`]): they depend on the open cells only,
+/// and the cuts of two took 2% of a 9x9 hidato's `solve` each time.
+pub(super) struct Board {
+    pub graph: Graph,
+    /// The cut cells and how many cells cell 0 reaches ([`cut_cells`]).
+    pub single: Vec<bool>,
+    pub reached: usize,
+    /// [`pairs`], on first use.
+    pairs: OnceLock<Vec<[CellId; 2]>>,
+}
+
+impl Board {
+    /// The cuts of two cells neither of which is a cut alone ([`pairs`]).
+    pub fn pairs(&self, p: &Puzzle) -> &[[CellId; 2]] {
+        self.pairs
+            .get_or_init(|| pairs(p, &self.graph, &self.single))
+    }
+}
+
+/// `p`'s [`Board`], worked out on first use (a puzzle never changes).
+pub(super) fn board(p: &Puzzle) -> &Board {
+    p.cuts.0.get_or_init(|| {
+        let graph = Graph::new(p);
+        let (single, reached) = cut_cells(&graph);
+        Board {
+            graph,
+            single,
+            reached,
+            pairs: OnceLock::new(),
+        }
+    })
+}
+
 /// Every cut of one cell, then every cut of two cells neither of which is
-/// a cut alone ([`pairs`]). `adj`: each open cell's neighbours by cell
-/// id (the board connected; else the cuts of cell 0's piece).
-pub(super) fn cuts(p: &Puzzle, adj: &[Vec<CellId>]) -> Vec<Cut> {
-    let g = Graph::from_lists(adj);
-    let (single, _) = cut_cells(&g);
+/// a cut alone ([`Board::pairs`]), on the board's own graph (the board
+/// connected; else the cuts of cell 0's piece).
+pub(super) fn cuts(p: &Puzzle) -> Vec<Cut> {
+    let b = board(p);
+    let g = &b.graph;
     let mut out: Vec<Cut> = (0..g.len() as u32)
         .map(CellId)
-        .filter(|c| single[c.index()])
-        .map(|c| Cut::new(&g, &[c]))
+        .filter(|c| b.single[c.index()])
+        .map(|c| Cut::new(g, &[c]))
         .collect();
-    out.extend(pairs(p, &g, &single).iter().map(|pair| Cut::new(&g, pair)));
+    out.extend(b.pairs(p).iter().map(|pair| Cut::new(g, pair)));
     out
 }
 
@@ -853,7 +878,7 @@ mod tests {
             };
             let adj = adjacency(&p);
             let n = adj.len();
-            for cut in cuts(&p, &adj) {
+            for cut in cuts(&p) {
                 let anchors: Vec<(usize, CellId)> = (0..random(4))
                     .map(|_| (1 + random(n), CellId(random(n) as u32)))
                     .collect();
@@ -898,13 +923,12 @@ mod tests {
     #[test]
     fn finds_the_cuts_of_one_and_two_cells() {
         let p = parse::parse(NECK).unwrap();
-        let adj = adjacency(&p);
-        let found: Vec<Vec<CellId>> = cuts(&p, &adj).into_iter().map(|c| c.cells).collect();
+        let found: Vec<Vec<CellId>> = cuts(&p).into_iter().map(|c| c.cells).collect();
         assert_eq!(found, [vec![id(&p, 0, 2), id(&p, 2, 2)]]);
         // A 1x4 strip: its two inner cells cut it (and the pairs with
         // one of them are left out).
         let p = parse::parse("variant: numbrix\n. . . .\n").unwrap();
-        let cut = cuts(&p, &adjacency(&p));
+        let cut = cuts(&p);
         assert_eq!(cut.len(), 2);
         assert!(cut.iter().all(|c| c.cells.len() == 1 && c.parts() == 2));
     }
@@ -918,7 +942,7 @@ mod tests {
         let adj = adjacency(&p);
         let anchors = [(1, id(&p, 1, 0)), (14, id(&p, 1, 1))];
         let known = no_windows(adj.len(), &anchors);
-        let cut = cuts(&p, &adj).pop().unwrap();
+        let cut = cuts(&p).pop().unwrap();
         let fit = fit(&cut, &known).unwrap();
         let neck: Vec<usize> = (2..=6).chain(9..=13).collect();
         assert_eq!(steps(&fit.cells[0]), neck);
@@ -937,11 +961,11 @@ mod tests {
         let adj = adjacency(&p);
         let anchors = [(1, id(&p, 1, 0)), (2, id(&p, 1, 3))];
         let known = no_windows(adj.len(), &anchors);
-        assert!(fit(&cuts(&p, &adj)[0], &known).is_none());
+        assert!(fit(&cuts(&p)[0], &known).is_none());
         // A cell with four parts around it (a cut of one).
         let p = parse::parse("variant: numbrix\nX . X\n. . .\nX . X\n. . .\n").unwrap();
         let adj = adjacency(&p);
         let known = no_windows(adj.len(), &[]);
-        assert!(cuts(&p, &adj).iter().any(|c| fit(c, &known).is_none()));
+        assert!(cuts(&p).iter().any(|c| fit(c, &known).is_none()));
     }
 }

@@ -224,7 +224,43 @@ pub struct Puzzle {
     open: Vec<Coord>,
     /// `id_of[row * cols + col]`: the open cell's id.
     id_of: Vec<Option<CellId>>,
+    /// The board's graph and cuts ([`cuts::board`]), on first use.
+    cuts: Memo<cuts::Board>,
 }
+
+/// A value worked out once from the rest of a [`Puzzle`] (which never
+/// changes after [`Puzzle::new`]): it takes no part in comparisons or
+/// in `{:?}`, which show the puzzle the same whether it was worked out or
+/// not.
+struct Memo<T>(std::sync::OnceLock<T>);
+
+impl<T> fmt::Debug for Memo<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Memo")
+    }
+}
+
+impl<T> Default for Memo<T> {
+    fn default() -> Memo<T> {
+        Memo(std::sync::OnceLock::new())
+    }
+}
+
+/// A copy works its value out again (a clone of a puzzle is rarely
+/// made, and then not for its cuts).
+impl<T> Clone for Memo<T> {
+    fn clone(&self) -> Memo<T> {
+        Memo::default()
+    }
+}
+
+impl<T> PartialEq for Memo<T> {
+    fn eq(&self, _: &Memo<T>) -> bool {
+        true
+    }
+}
+
+impl<T> Eq for Memo<T> {}
 
 impl Puzzle {
     /// Validates a board given as rows of cells.
@@ -276,6 +312,7 @@ impl Puzzle {
             cells,
             open,
             id_of,
+            cuts: Memo::default(),
         };
         puzzle.validate_numbers()?;
         Ok(puzzle)
@@ -495,6 +532,20 @@ mod tests {
     }
 
     use Cell::{Blank as B, Blocked as X, Number as N};
+
+    /// The cuts a puzzle remembers change neither how it compares nor
+    /// how it prints, and a copy works them out again, the same.
+    #[test]
+    fn remembered_cuts_are_not_part_of_the_puzzle() {
+        let a = p(Variant::Hidato, &[&[B, B, B], &[B, X, B], &[N(1), B, B]]).unwrap();
+        let b = a.clone();
+        let pairs = cuts::board(&a).pairs(&a).to_vec();
+        assert!(!pairs.is_empty());
+        assert_eq!(a, b);
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        assert_eq!(a.clone().cuts.0.get().map(|_| ()), None);
+        assert_eq!(cuts::board(&b).pairs(&b), &pairs[..]);
+    }
 
     #[test]
     fn neighbours_follow_the_variant() {

@@ -725,7 +725,7 @@ fn in_reach(s: usize, k: usize, d: Option<usize>, bipartite: bool) -> bool {
 fn cut_narrowed_windows(p: &Puzzle) -> Vec<Vec<bool>> {
     let (adj, anchors) = (adjacency(p), anchors(p));
     let mut ok = windows_with(p, &adj, &anchors);
-    cut_windows(cuts::cuts(p, &adj), &anchors, &mut ok);
+    cut_windows(cuts::cuts(p), &anchors, &mut ok);
     ok
 }
 
@@ -875,7 +875,7 @@ pub fn distance(p: &Puzzle, v: &GridVars, sys: &mut System) {
 /// the rank model not in 30 s; with these it is `unsat` at 0 conflicts.
 pub fn cut_steps(p: &Puzzle, v: &GridVars, sys: &mut System) {
     let adj = adjacency(p);
-    let cuts = cuts::cuts(p, &adj);
+    let cuts = cuts::cuts(p);
     if cuts.is_empty() {
         return; // and no windows to work out
     }
@@ -1001,11 +1001,11 @@ pub(super) fn add_no_path(p: &Puzzle, sys: &mut System) {
 /// (the reasons of [`no_path`], which `checkmate solve` also prints with
 /// an `unsat` answer).
 pub fn no_path_reason(p: &Puzzle) -> Option<String> {
-    let g = Graph::new(p);
+    let board = cuts::board(p);
+    let (g, single, reached) = (&board.graph, &board.single, board.reached);
     if g.len() == 0 {
         return None;
     }
-    let (single, reached) = cuts::cut_cells(&g);
     if reached < g.len() {
         return Some(format!(
             "cell {} reaches {reached} of the {} open cells",
@@ -1014,12 +1014,12 @@ pub fn no_path_reason(p: &Puzzle) -> Option<String> {
         ));
     }
     let anchors = anchors(p);
-    dead_end_conflict(p, &g)
-        .or_else(|| cut_conflict(p, &g, &single))
+    dead_end_conflict(p, g)
+        .or_else(|| cut_conflict(p, g, single))
         .or_else(|| parity_conflict(p, &anchors))
         .or_else(|| split_conflict(p, &anchors))
         .or_else(|| leg_split_conflict(p))
-        .or_else(|| pair_cut_conflict(p, &g, &single, &anchors))
+        .or_else(|| pair_cut_conflict(p, g, &anchors))
 }
 
 /// Why a stretch of the path that the numbers make as short as the board
@@ -1190,13 +1190,8 @@ fn leg_split_conflict(p: &Puzzle) -> Option<String> {
 /// search took 57 s to refute the 4x24 and had not decided the others
 /// after 120 s and 580 s; with the distances all three are `unsat` at
 /// once.
-fn pair_cut_conflict(
-    p: &Puzzle,
-    g: &Graph,
-    single: &[bool],
-    anchors: &[(usize, CellId)],
-) -> Option<String> {
-    let pairs = cuts::pairs(p, g, single);
+fn pair_cut_conflict(p: &Puzzle, g: &Graph, anchors: &[(usize, CellId)]) -> Option<String> {
+    let pairs = cuts::board(p).pairs(p);
     let n = g.len();
     // The moves between two cells on the open board: no more than on
     // this one, with the same parity on an orthogonal one, and no search
@@ -1218,8 +1213,8 @@ fn pair_cut_conflict(
     // ways, so a pair that fits with them fits without: one search per
     // pair, and a second only for the pair named, to say why.
     let mut cut = Cut::default();
-    pairs.into_iter().find(|pair| {
-        cut.set(g, pair);
+    pairs.iter().find(|pair| {
+        cut.set(g, &pair[..]);
         !cuts::fits(&cut, &far)
     })?;
     let plain = Known {
@@ -2348,9 +2343,7 @@ mod tests {
                         };
                         let grid = board_text(rows, cols, mark);
                         let p = parse::parse(&format!("variant: {variant}\n{grid}")).unwrap();
-                        let g = Graph::new(&p);
-                        let (single, _) = cuts::cut_cells(&g);
-                        let why = pair_cut_conflict(&p, &g, &single, &anchors(&p))
+                        let why = pair_cut_conflict(&p, &cuts::board(&p).graph, &anchors(&p))
                             .filter(|why| why.contains("steps from every number"));
                         let path = paths
                             .iter()
