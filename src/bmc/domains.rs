@@ -1392,8 +1392,7 @@ impl Domains {
                 _ => m.next_assign_n[i],
             };
             let img = self.eval(&m.prog, node, &ctx);
-            let narrowed = !matches!(img, Abs::Top)
-                && self.remove_all(a.var, t, |d, j| !d.admits(&m.prog, img, a.var, j));
+            let narrowed = self.narrow_to(&m.prog, img, a.var, t);
             self.free(img);
             if narrowed {
                 changed = true;
@@ -1404,6 +1403,22 @@ impl Domains {
         }
         self.wake = wake;
         changed
+    }
+
+    /// Removes the values of `var` at `t` that the image `img` does not
+    /// admit ([`Domains::admits`]); whether any went. A set of integers
+    /// (a `case` of moves: the image of a grid path's `next(pos)`) is
+    /// read bit by bit, without a call per value (each 23 instructions,
+    /// 1.9% of a 9x9 hidato's solve).
+    fn narrow_to(&mut self, p: &Program, img: Abs, var: VarId, t: usize) -> bool {
+        match (img, &p.places[var.index()]) {
+            (Abs::Top, _) => false,
+            (Abs::V(o), &Place::Range { first, .. }) => {
+                let first = first as usize;
+                self.remove_all(var, t, |d, j| !d.has(o, first + j))
+            }
+            _ => self.remove_all(var, t, |d, j| !d.admits(p, img, var, j)),
+        }
     }
 
     /// Narrows `v` at `t` (> 0) to the image of its accumulator `acc`
