@@ -23,7 +23,8 @@
 #                            e.g. an older build, else the release build,
 #                            built first), `bin_label` (what to call it in a
 #                            table header) and `tmp` (a scratch directory
-#                            removed on exit).
+#                            removed on exit); warns when the binary's
+#                            layout (scripts/link-order.txt) is stale.
 # median                     median of the numbers on stdin (one a line).
 # solve_answer OUT           unique | 2+ | unsat from the JSON of
 #                            `checkmate solve --count 2 --json` in OUT.
@@ -78,8 +79,25 @@ checkmate_setup() {
     bin=${CHECKMATE_BIN:-target/release/checkmate}
     bin_label=${CHECKMATE_BIN:-$(git rev-parse --short HEAD)}
     [[ -n ${CHECKMATE_BIN:-} ]] || nice cargo build --release -q
+    link_order_check
     tmp=$(mktemp -d)
     trap 'rm -rf "$tmp"' EXIT
+}
+
+# Warns (stderr) when a quarter or more of the functions that
+# scripts/link-order.txt names are not in `$bin`: the layout is from an
+# older tree (renamed functions, another compiler), the binary still
+# works, but its short runs lose some of the layout's gain
+# (scripts/link-order.sh writes it again).
+link_order_check() {
+    local order=scripts/link-order.txt total found
+    [[ -f $order ]] && command -v nm >/dev/null || return 0
+    total=$(sort -u "$order" | wc -l)
+    found=$({ nm "$bin" 2>/dev/null || true; } | awk '{ print $NF }' | sort -u | comm -12 - <(sort -u "$order") | wc -l)
+    if ((found * 4 < total * 3)); then
+        echo "bench: $bin has $found of the $total functions scripts/link-order.txt lays out;" \
+            "run scripts/link-order.sh" >&2
+    fi
 }
 
 median() {
