@@ -213,6 +213,10 @@ pub(crate) struct Domains {
     alive: Vec<bool>,
     /// Support from the invariants only (see [`Domains::compute_skipping`]).
     invar_only: bool,
+    /// Whether a check cleared a value of `alive` since [`Domains::support`]
+    /// last reset it: most checks of a variable find every value supported,
+    /// and then no removal is looked for.
+    cleared: bool,
     /// `invar_holds[t * invars + c]`: INVAR `c` holds at step `t` in every
     /// state the final sets allow; `trans_holds[t * trans + c]` the same
     /// for TRANS `c` from step `t` to `t + 1` (see [`Domains::holds`];
@@ -996,6 +1000,7 @@ impl Domains {
             memo: Vec::new(),
             alive: Vec::new(),
             invar_only: false,
+            cleared: false,
             invar_holds: Vec::new(),
             trans_holds: Vec::new(),
         }
@@ -1485,8 +1490,11 @@ impl Domains {
             let mut alive = std::mem::take(&mut self.alive);
             alive.clear();
             alive.extend_from_slice(self.allowed(x, t));
+            self.cleared = false;
             self.prune_var(m, x, t, &mut alive);
-            changed |= self.remove_all(x, t, |_, j| !alive[j]);
+            if self.cleared {
+                changed |= self.remove_all(x, t, |_, j| !alive[j]);
+            }
             self.alive = alive;
         }
         changed
@@ -1764,6 +1772,7 @@ impl Domains {
                 for (j, a) in alive.iter_mut().enumerate() {
                     if *a && !test(self, j) {
                         *a = false;
+                        self.cleared = true;
                     }
                 }
             }
@@ -1771,6 +1780,7 @@ impl Domains {
                 for &j in cs {
                     if alive[j] && !test(self, j) {
                         alive[j] = false;
+                        self.cleared = true;
                     }
                 }
                 // The values outside the (sorted) class, in order.
@@ -1787,6 +1797,7 @@ impl Domains {
                 if let Some(r) = rep {
                     if !test(self, r) {
                         outside(alive.len()).for_each(|j| alive[j] = false);
+                        self.cleared = true;
                     }
                 }
             }
