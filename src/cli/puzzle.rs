@@ -18,7 +18,7 @@ use clap::{Args, ValueEnum};
 use checkmate::bmc::{self, BmcOptions, Encoding, SolverKind, Status};
 use checkmate::checker::{self, Checker, Tool};
 use checkmate::game::{deduce, strategy_model, tree_io, Game, Route};
-use checkmate::grid::strengthen::{self, SatModel};
+use checkmate::grid::strengthen::SatModel;
 use checkmate::grid::{self, Puzzle, Solution};
 use checkmate::ir::{EvalError, System, Trace};
 use checkmate::smv::{self, Dialect, EmitOptions};
@@ -783,7 +783,7 @@ impl Report {
             json: grid::JsonSolution::new(puzzle, grid::Status::Unsat, None, engine, Some(bound)),
             picture: None,
             exhausted: None,
-            note: strengthen::no_path_reason(puzzle).map(|why| format!("why: {why}")),
+            note: grid::no_path::reason(puzzle).map(|why| format!("why: {why}")),
         }
     }
 

@@ -344,7 +344,7 @@ pub(super) fn pairs(p: &Puzzle, g: &Graph, single: &[bool]) -> Vec<[CellId; 2]> 
 
 /// [`pairs`] merges the cells it is done with again when they are
 /// `1 / MERGE_AGAIN` of those kept. Each merging costs about a search;
-/// no_path_reason, callgrind, merging once -> 2 -> 3 -> 4: 9x9 numbrix
+/// no_path::reason, callgrind, merging once -> 2 -> 3 -> 4: 9x9 numbrix
 /// 505K -> 460K -> 465K -> 476K instructions, hidato 487K -> 407K ->
 /// 407K -> 417K, waypoint 573K -> 511K -> 519K -> 534K; 15x15 numbrix
 /// 2.91M -> 2.35M -> 2.28M -> 2.28M, hidato (two calls) 4.80M -> 3.53M

@@ -28,6 +28,7 @@ pub mod compile;
 mod cuts;
 pub mod decode;
 mod moves;
+pub mod no_path;
 pub mod parse;
 pub mod render;
 pub mod strengthen;
