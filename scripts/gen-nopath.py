@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Write boards that have no path whatever their numbers say, one puzzle
-file per board, into OUTDIR: the families `grid::strengthen::no_path`
+file per board, into OUTDIR: the families `grid::no_path`
 refutes before any search, at several sizes and for every variant where
 they apply.
 

@@ -199,7 +199,7 @@ fn unsolvable_puzzle_is_unsat_with_exit_zero() {
     assert_eq!(j["status"], "unsat");
     assert_eq!(j["path"].as_array().unwrap().len(), 0);
     // No numbers, and two more cells of one checkerboard colour than of
-    // the other: a counting argument (`grid::strengthen::no_path`),
+    // the other: a counting argument (`grid::no_path`),
     // which a SAT search alone does not find in any useful time.
     let text = square_board("numbrix", 10, &[(0, 0, "X"), (9, 9, "X")]);
     let p = file(&dir, "colours.txt", &text);

@@ -249,7 +249,7 @@ fn fill_part(g: &Graph, part: &mut [u32], stack: &mut Vec<CellId>, start: CellId
     size
 }
 
-/// The board's own graph and what [`no_path`](super::strengthen::no_path)
+/// The board's own graph and what [`no_path::reason`](super::no_path::reason)
 /// and [`cut_steps`](super::strengthen::cut_steps) both read of it, worked
 /// out once per puzzle ([`board`]): they depend on the open cells only,
 /// and the cuts of two took 2% of a 9x9 hidato's `solve` each time.
