@@ -726,20 +726,26 @@ fn search<'s, 'o>(
 /// solves at a known bound. Comment lines: `c bound K`, `c encoding E`,
 /// and `c var N = name@step=value` (one-hot and booleans; booleans are
 /// labelled by their `TRUE` value), `name@step>=value` (order) or
-/// `name@step:bitI` (log); frozen variables appear at step 0 only.
+/// `name@step:bitI` (log); frozen variables appear at step 0 only. Then
+/// the system's own comment, each line as `c model: …`: for a grid
+/// puzzle the board with the number of each open cell, which is what
+/// `pos`'s values mean, so an outside solver's model can be read back
+/// into cells (the cells are numbered along the board's longer side, not
+/// always row by row).
 pub fn dimacs(sys: &System, k: usize, encoding: Encoding) -> Result<String, BmcError> {
     let mut u = Unroller::new(sys, encoding, ClauseLog::default())?;
     u.keep_labels();
     u.prune_for(k, &|| false);
     u.extend_to(k)?;
     u.assert_goal(k)?;
-    let header = vec![
+    let mut header = vec![
         "checkmate bounded model checking: the system unrolled, goal at the last step".to_string(),
         format!("bound {k}"),
         format!("encoding {encoding}"),
         "lines `var N = name@step=value`: SAT variable N is true iff the variable has that value"
             .into(),
     ];
+    header.extend(sys.comment.iter().map(|line| format!("model: {line}")));
     Ok(cnf::render(
         sys,
         &header,

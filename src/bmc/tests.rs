@@ -1075,6 +1075,28 @@ fn dimacs_models_decode_to_the_same_traces() {
     }
 }
 
+/// The system's comment (for a grid, what `pos`'s values mean) comes
+/// along as `c model:` lines, and lines that read like the labels the
+/// decoder looks for are not taken for them.
+#[test]
+fn dimacs_carries_the_systems_comment_apart_from_its_labels() {
+    let (mut sys, _) = counter();
+    sys.comment = vec![
+        "the cells are numbered column by column".into(),
+        "var 1 = x@0=3".into(),
+        "fixed x@0=2".into(),
+        "bound 9".into(),
+    ];
+    let text = dimacs(&sys, 3, Encoding::Auto).unwrap();
+    for line in &sys.comment {
+        assert!(text.contains(&format!("c model: {line}\n")), "{line}");
+    }
+    assert!(text.contains("c bound 3\n"));
+    let model = solve_dimacs_text(&text).expect("satisfiable");
+    let trace = decode_dimacs_model(&sys, &text, &model).unwrap();
+    assert_eq!(sys.check(&trace), Ok(()));
+}
+
 /// Two frozen booleans, the goal reading `a` only: `b` is free.
 fn free_pair() -> (System, VarId, VarId) {
     let mut sys = System::default();
