@@ -139,7 +139,7 @@ pub fn compile(puzzle: &Puzzle) -> System {
 pub fn compile_model(puzzle: &Puzzle, opts: &CompileOptions) -> (System, GridVars) {
     let n = puzzle.open_count();
     let mut sys = System {
-        comment: describe(puzzle),
+        comment: describe_steps(puzzle, opts.stutter),
         bound: Some(n - 1),
         ..System::default()
     };
@@ -190,7 +190,9 @@ fn ids(puzzle: &Puzzle) -> impl Iterator<Item = CellId> {
     (0..puzzle.open_count() as u32).map(CellId)
 }
 
-/// The header comment: what the model is and how to read it.
+/// The header comment: the puzzle, its board with the number of each
+/// open cell (the values of `pos`, or the cell indices of other models)
+/// and its rules.
 pub(super) fn describe(puzzle: &Puzzle) -> Vec<String> {
     let n = puzzle.open_count();
     let mut out = vec![
@@ -249,12 +251,22 @@ pub(super) fn describe(puzzle: &Puzzle) -> Vec<String> {
         ],
     };
     out.extend(rules.map(String::from));
+    out
+}
+
+/// [`describe`] and what the step-by-step model's variables are; the
+/// path stays put once solved only when the model lets it (`stutter`).
+fn describe_steps(puzzle: &Puzzle, stutter: bool) -> Vec<String> {
+    let mut out = describe(puzzle);
     out.push("`step` is the position on the path, `visited[i]` says cell i is on".into());
     out.push(format!(
         "the path so far. A counterexample to !(F solved) is a solution: {} moves",
-        n - 1
+        puzzle.open_count() - 1
     ));
-    out.push("visiting every open cell exactly once; then the path stays put.".into());
+    out.push(match stutter {
+        true => "visiting every open cell exactly once; then the path stays put.".into(),
+        false => "visiting every open cell exactly once.".into(),
+    });
     out
 }
 
