@@ -15,25 +15,20 @@ use crate::ir::{Expr, System, Value, VarId};
 /// A conjunct of a constraint ("atom"): `p1 | (p2 | (… | leaf))` for
 /// the disjuncts `prefix` that [`atoms`] distributed over a conjunction,
 /// by reference (nothing is copied).
-pub(super) struct Atom<'e> {
-    pub(super) prefix: Vec<&'e Expr>,
-    pub(super) leaf: &'e Expr,
+struct Atom<'e> {
+    prefix: Vec<&'e Expr>,
+    leaf: &'e Expr,
 }
 
 impl<'e> Atom<'e> {
-    pub(super) fn parts(&self) -> impl Iterator<Item = &'e Expr> + '_ {
+    fn parts(&self) -> impl Iterator<Item = &'e Expr> + '_ {
         self.prefix.iter().copied().chain([self.leaf])
     }
 }
 
 /// A constraint is split into conjuncts ("atoms") so a support check only
 /// evaluates the ones that read the variable under test.
-pub(super) fn atoms<'e>(
-    e: &'e Expr,
-    sys: &'e System,
-    prefix: &mut Vec<&'e Expr>,
-    out: &mut Vec<Atom<'e>>,
-) {
+fn atoms<'e>(e: &'e Expr, sys: &'e System, prefix: &mut Vec<&'e Expr>, out: &mut Vec<Atom<'e>>) {
     let leaf = |prefix: &Vec<&'e Expr>, out: &mut Vec<Atom<'e>>| {
         out.push(Atom {
             prefix: prefix.clone(),
@@ -64,7 +59,7 @@ pub(super) type Class = Option<Vec<usize>>;
 /// constants (then every other value behaves alike and is checked once).
 /// The third field numbers the use among all uses of all variables: its
 /// slot in [`Domains::checked`](super::Domains::checked).
-pub(super) type Use = (usize, Class, usize);
+type Use = (usize, Class, usize);
 
 /// The copies a check depends on: variables, their classes (as in
 /// [`Reads`], by the same index) and the step they are read at.
@@ -102,14 +97,14 @@ pub(super) struct Reads {
 /// Per copy `(var, next)` seen by [`sorted_reads`]: the constants
 /// compared with, or `None`; kept between calls (one walk per atom: no
 /// map or flags allocated each time).
-pub(super) struct Seen {
+struct Seen {
     /// `at[2 * var + next]`: the copy's place in `list` (`u32::MAX`: not
     /// seen).
-    pub(super) at: Vec<u32>,
-    pub(super) list: Vec<((VarId, bool), Class)>,
+    at: Vec<u32>,
+    list: Vec<((VarId, bool), Class)>,
     /// Per DEFINE: walked already in this call; `walked` lists those.
-    pub(super) defines: Vec<bool>,
-    pub(super) walked: Vec<usize>,
+    defines: Vec<bool>,
+    walked: Vec<usize>,
 }
 
 impl Seen {
@@ -123,7 +118,7 @@ impl Seen {
     }
 
     /// The class of `x`, empty when it is new.
-    pub(super) fn entry(&mut self, x: (VarId, bool)) -> &mut Class {
+    fn entry(&mut self, x: (VarId, bool)) -> &mut Class {
         let k = 2 * x.0.index() + x.1 as usize;
         if k >= self.at.len() {
             self.at.resize(k + 1, u32::MAX);
@@ -135,25 +130,25 @@ impl Seen {
         &mut self.list[self.at[k] as usize].1
     }
 
-    pub(super) fn insert(&mut self, x: (VarId, bool), class: Class) {
+    fn insert(&mut self, x: (VarId, bool), class: Class) {
         *self.entry(x) = class;
     }
 }
 
 /// Reads and classes of the disjunction of `parts`, in one walk.
-pub(super) fn sorted_reads<'e>(
+fn sorted_reads<'e>(
     sys: &System,
     seen: &mut Seen,
     parts: impl IntoIterator<Item = &'e Expr>,
 ) -> Reads {
-    pub(super) fn copy(e: &Expr) -> Option<(VarId, bool)> {
+    fn copy(e: &Expr) -> Option<(VarId, bool)> {
         match e {
             Expr::Var(v) => Some((*v, false)),
             Expr::Next(v) => Some((*v, true)),
             _ => None,
         }
     }
-    pub(super) fn push(sys: &System, seen: &mut Seen, x: (VarId, bool), c: &Value) {
+    fn push(sys: &System, seen: &mut Seen, x: (VarId, bool), c: &Value) {
         let j = sys
             .vars
             .get(x.0.index())
@@ -163,7 +158,7 @@ pub(super) fn sorted_reads<'e>(
             list.push(j);
         }
     }
-    pub(super) fn walk(sys: &System, e: &Expr, seen: &mut Seen) {
+    fn walk(sys: &System, e: &Expr, seen: &mut Seen) {
         match e {
             Expr::Eq(a, b) => match (&**a, &**b) {
                 (x, Expr::Const(c)) | (Expr::Const(c), x) if copy(x).is_some() => {
@@ -266,7 +261,7 @@ pub(super) fn sorted_reads<'e>(
 /// DEFINEs) only frozen variables, and not exactly one of them: no
 /// variable is ever checked against it (a non-frozen one does not read
 /// it, and a frozen one only meets its unary invariants).
-pub(super) fn never_checked(sys: &System, a: &Atom) -> bool {
+fn never_checked(sys: &System, a: &Atom) -> bool {
     let mut reads = FrozenReads {
         sys,
         one: None,
@@ -281,18 +276,18 @@ pub(super) fn never_checked(sys: &System, a: &Atom) -> bool {
 /// thousands of small trees over frozen variables, walked once each:
 /// with [`Expr::visit`] and a stack per atom this was 6% of a 9x9
 /// waypoint solve).
-pub(super) struct FrozenReads<'s> {
-    pub(super) sys: &'s System,
+struct FrozenReads<'s> {
+    sys: &'s System,
     /// The one variable read so far, and whether another one was too.
-    pub(super) one: Option<VarId>,
-    pub(super) many: bool,
+    one: Option<VarId>,
+    many: bool,
     /// DEFINEs walked already.
-    pub(super) defines: Vec<u32>,
+    defines: Vec<u32>,
 }
 
 impl FrozenReads<'_> {
     /// Whether `e` reads frozen variables only (those it reads are noted).
-    pub(super) fn frozen_only(&mut self, e: &Expr) -> bool {
+    fn frozen_only(&mut self, e: &Expr) -> bool {
         match e {
             Expr::Var(v) => {
                 match self.one {
@@ -339,8 +334,8 @@ pub(super) struct Model<'s> {
     /// `trans`.
     pub(super) invar_span: Vec<Option<std::ops::Range<usize>>>,
     pub(super) trans_span: Vec<std::ops::Range<usize>>,
-    pub(super) init: Vec<Atom<'s>>,
-    pub(super) trans: Vec<Atom<'s>>,
+    init: Vec<Atom<'s>>,
+    trans: Vec<Atom<'s>>,
     pub(super) uses: Vec<Uses>,
     /// What each atom, assignment and the goal reads, by the same index.
     pub(super) invar_reads: Vec<Reads>,
@@ -355,7 +350,7 @@ pub(super) struct Model<'s> {
     /// (the others only in [`Domains::frozen_support`](super::Domains::frozen_support)), numbered from 0
     /// in `invar_dense` (`u32::MAX`: not checked), and their number.
     pub(super) invar_dense: Vec<u32>,
-    pub(super) invar_checked: usize,
+    invar_checked: usize,
     pub(super) k: usize,
     /// The atoms, assignments and goal compiled, by the same index.
     pub(super) prog: Program,
@@ -400,17 +395,17 @@ pub(super) struct Accumulator {
 
 /// Whether a test asked for no [`Accumulator`] (see the tests).
 #[cfg(test)]
-pub(super) fn generic_only() -> bool {
+fn generic_only() -> bool {
     super::tests::GENERIC_ONLY.get()
 }
 
 #[cfg(not(test))]
-pub(super) fn generic_only() -> bool {
+fn generic_only() -> bool {
     false
 }
 
 impl Accumulator {
-    pub(super) fn of(p: &Program, v: VarId, n: NodeId) -> Option<Accumulator> {
+    fn of(p: &Program, v: VarId, n: NodeId) -> Option<Accumulator> {
         let Node::Or(xs) = p.nodes[n as usize] else {
             return None;
         };
@@ -469,12 +464,12 @@ pub(super) struct PartList {
     pub(super) parts: Vec<(NodeId, std::ops::Range<usize>)>,
     pub(super) vars: Vec<VarId>,
     /// Buffers.
-    pub(super) ds: Vec<NodeId>,
-    pub(super) todo: Vec<NodeId>,
+    ds: Vec<NodeId>,
+    todo: Vec<NodeId>,
 }
 
 impl PartList {
-    pub(super) fn add(&mut self, p: &mut Program, n: NodeId) -> Parts {
+    fn add(&mut self, p: &mut Program, n: NodeId) -> Parts {
         self.ds.clear();
         p.disjuncts(n, &mut self.ds);
         let start = self.parts.len();
