@@ -77,7 +77,7 @@ impl<T: Args> Args for Deferred<T> {
 pub struct BadInput(pub anyhow::Error);
 
 /// From how many open cells `solve` asks for huge pages before it builds
-/// its models ([`crate::huge_heap`]): a 5x5 board's whole run touches
+/// its models ([`crate::heap::huge_heap`]): a 5x5 board's whole run touches
 /// too little heap for them to pay (1.59 -> 1.90 ms CPU), 6x6 boards come
 /// out even, a 9x9 one gains 0.3-0.5 ms of ~3.
 pub const HUGE_HEAP_CELLS: usize = 49;

@@ -336,7 +336,7 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let puzzle = load_puzzle(&args.puzzle)?;
     phase_done("parse", start);
     if puzzle.open_count() >= super::HUGE_HEAP_CELLS {
-        crate::huge_heap();
+        crate::heap::huge_heap();
     }
     let timeout = args
         .timeout
