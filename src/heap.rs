@@ -1,6 +1,8 @@
 //! How the binary's heap is laid out: glibc malloc's tuning for a process
-//! that lives a few milliseconds ([`tune_malloc`]) and the huge pages
-//! asked for a solve that allocates megabytes ([`huge_heap`]).
+//! that lives a few milliseconds ([`tune_malloc`]), the huge pages asked
+//! for a solve that allocates megabytes ([`huge_heap`]), and the global
+//! allocator, which maps blocks of 4 MiB and more on their own
+//! ([`MapLarge`]).
 //!
 //! Input: nothing but the process's own heap. Output: none; every step
 //! here is a hint to the allocator or the kernel, and when one fails the
@@ -17,7 +19,7 @@
 ///   9x9/15x15;
 /// * one arena for every thread, and buffers under 32 MiB from the heap
 ///   (not mappings of their own, returned only past 64 MiB free at the
-///   top): a search runs on a thread of its own (`bmc::race`), whose
+///   top; since [`MapLarge`], glibc sees only blocks under 4 MiB): a search runs on a thread of its own (`bmc::race`), whose
 ///   fresh arena took its memory page by page and mapped and unmapped
 ///   every large buffer. `solve` of the 9x9 hidato and waypoint puzzles,
 ///   CPU ms, lowest and first quartile of 200 interleaved runs: 3.77/5.25
@@ -114,3 +116,167 @@ pub fn huge_heap() {
 /// See the Linux version: elsewhere the heap is left as it is.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub fn huge_heap() {}
+
+/// The global allocator: glibc's malloc, but for blocks of [`LARGE`] or
+/// more, which get a mapping of their own.
+///
+/// Why: glibc maps a block of its own only when the heap's free top is
+/// too small for it (whatever `M_MMAP_THRESHOLD` says), and after
+/// [`huge_heap`] the top holds 14 MiB. BatSat's clause arena starts at
+/// 4 MiB (`ClauseAllocator::new`, 1M words) whatever the formula's size,
+/// so it took 4 MiB of the advised heap, of which a 9x9 solve writes a
+/// few KiB: the blocks after it (the domain analysis, the unrolling) then
+/// lay on another 2 MiB page, and every 9x9 `solve` faulted in two huge
+/// pages (each ~0.23 ms here, the kernel zeroing it) where one holds
+/// everything else. A mapping of its own is faulted in 4 KiB at a time,
+/// only where written. A block grown past [`LARGE`] is moved by the
+/// kernel (`mremap`), not copied, and a fresh mapping reads as zeros, so
+/// a zeroed block costs no writes.
+#[cfg(target_os = "linux")]
+pub struct MapLarge;
+
+/// The size from which a block gets a mapping of its own: BatSat's
+/// starting clause arena, and the buffers of 20x20 boards (see
+/// [`MapLarge`]).
+#[cfg(target_os = "linux")]
+const LARGE: usize = 4 << 20;
+
+#[cfg(target_os = "linux")]
+mod map {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::ptr;
+
+    use super::{MapLarge, LARGE};
+
+    /// Whether a block of this layout is (or would be) a mapping: large,
+    /// and aligned no more than a page is.
+    #[inline]
+    fn mapped(size: usize, align: usize) -> bool {
+        size >= LARGE && align <= 4096
+    }
+
+    /// A fresh zeroed mapping of `size` bytes, or null.
+    unsafe fn map(size: usize) -> *mut u8 {
+        // SAFETY: an anonymous private mapping at an address of the
+        // kernel's choice touches no existing memory.
+        let p = unsafe {
+            libc::mmap(
+                ptr::null_mut(),
+                size,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if p == libc::MAP_FAILED {
+            ptr::null_mut()
+        } else {
+            p.cast()
+        }
+    }
+
+    // SAFETY: every block is either glibc's (and goes back to it) or a
+    // mapping of exactly its layout's size (and is unmapped or remapped
+    // with that size): `mapped` gives the same answer for a block's
+    // layout at allocation, reallocation and deallocation, since the
+    // caller passes the layout the block was allocated with.
+    unsafe impl GlobalAlloc for MapLarge {
+        #[inline]
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            if mapped(layout.size(), layout.align()) {
+                // SAFETY: see `map`.
+                return unsafe { map(layout.size()) };
+            }
+            // SAFETY: the caller's contract, passed on.
+            unsafe { System.alloc(layout) }
+        }
+
+        #[inline]
+        unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+            if mapped(layout.size(), layout.align()) {
+                // SAFETY: see `map`; a fresh mapping reads as zeros.
+                return unsafe { map(layout.size()) };
+            }
+            // SAFETY: the caller's contract, passed on.
+            unsafe { System.alloc_zeroed(layout) }
+        }
+
+        #[inline]
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            if mapped(layout.size(), layout.align()) {
+                // SAFETY: `ptr` is a mapping of `layout.size()` bytes
+                // (see the impl's note).
+                unsafe { libc::munmap(ptr.cast(), layout.size()) };
+                return;
+            }
+            // SAFETY: the caller's contract, passed on.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+
+        #[inline]
+        unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+            let align = layout.align();
+            match (mapped(layout.size(), align), mapped(new_size, align)) {
+                // SAFETY: the caller's contract, passed on.
+                (false, false) => unsafe { System.realloc(ptr, layout, new_size) },
+                (true, true) => {
+                    // SAFETY: `ptr` is a mapping of `layout.size()` bytes;
+                    // the kernel moves it when it cannot grow in place.
+                    let p = unsafe {
+                        libc::mremap(ptr.cast(), layout.size(), new_size, libc::MREMAP_MAYMOVE)
+                    };
+                    if p == libc::MAP_FAILED {
+                        ptr::null_mut()
+                    } else {
+                        p.cast()
+                    }
+                }
+                _ => {
+                    // Across the threshold: a new block, the bytes both
+                    // hold copied, the old block freed.
+                    // SAFETY: `new_size` is non-zero and, rounded up to
+                    // `align`, fits an `isize` (the caller's contract).
+                    let new = unsafe { Layout::from_size_align_unchecked(new_size, align) };
+                    // SAFETY: as in `alloc`, `dealloc`; the two blocks
+                    // are distinct, each valid for the bytes copied.
+                    unsafe {
+                        let p = self.alloc(new);
+                        if !p.is_null() {
+                            ptr::copy_nonoverlapping(ptr, p, layout.size().min(new_size));
+                            self.dealloc(ptr, layout);
+                        }
+                        p
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    #[test]
+    fn large_blocks_keep_their_bytes_across_every_kind_of_reallocation() {
+        // Small -> large -> larger (remapped) -> small, through Vec.
+        let mut v: Vec<u32> = (0..1000).collect();
+        v.reserve(super::LARGE / 4);
+        assert!(v.capacity() * 4 >= super::LARGE);
+        v.extend(1000..(super::LARGE as u32 / 4 + 5000));
+        v.reserve(3 * super::LARGE);
+        let n = v.len();
+        assert!(v.iter().enumerate().all(|(i, &x)| x == i as u32));
+        v.truncate(10);
+        v.shrink_to_fit();
+        assert_eq!(v, (0..10).collect::<Vec<_>>());
+        assert_eq!(n, super::LARGE / 4 + 5000);
+    }
+
+    #[test]
+    fn a_large_zeroed_block_reads_as_zeros() {
+        let v = vec![0u64; super::LARGE / 8 + 3];
+        assert!(v.iter().all(|&x| x == 0));
+        let w = vec![7u8; super::LARGE + 1];
+        assert!(w.iter().all(|&x| x == 7));
+    }
+}

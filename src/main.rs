@@ -5,6 +5,10 @@
 mod cli;
 mod heap;
 
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOCATOR: heap::MapLarge = heap::MapLarge;
+
 use std::process::ExitCode;
 
 use clap::Parser;
