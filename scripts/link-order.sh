@@ -20,7 +20,12 @@
 # The names are mangled with a hash of the crate and the item's path, not
 # its body: editing a function keeps its place; a renamed or new one, or
 # a new compiler or dependency version, falls back to the default place
-# (the linker ignores names it does not find). Run this again after such
+# (the linker ignores names it does not find). The crate's part of the
+# hash is the same in every checkout (scripts/rustc-wrapper.sh gives it a
+# seed without paths), so the file written here names the functions of
+# every clone's build. Functions ThinLTO made visible across modules carry
+# a hash of their module too (`.llvm.<digits>`, 72 of the ~1,000): an
+# edit anywhere in that module moves them. Run this again after such
 # changes; cargo does not see the file, so touch src/main.rs (this script
 # does) before the next release build.
 #
@@ -42,10 +47,11 @@ for f in models/bench/*-6x6-*.txt models/bench/*-9x9-*.txt; do
     done
 done
 # `fn=(id) name` and `cfn=(id) name` name a function the first time a
-# profile mentions it; later mentions give the id alone.
+# profile mentions it; later mentions give the id alone. A recursive
+# call's name ends in `'2` (callgrind's depth mark), not the symbol's.
 for ((i = 1; i <= runs; i++)); do
     grep -oE '^c?fn=\([0-9]+\) [^ ]+' "$tmp/$i.out" | cut -d' ' -f2
-done | grep -v '^0x' | awk '!seen[$0]++' >"$tmp/order.txt"
+done | grep -v '^0x\|^(' | sed "s/'[0-9]*\$//" | awk '!seen[$0]++' >"$tmp/order.txt"
 mv "$tmp/order.txt" scripts/link-order.txt
 touch src/main.rs
 echo "scripts/link-order.txt: $(wc -l <scripts/link-order.txt) functions from $runs runs"

@@ -44,6 +44,37 @@ for arg in "$@"; do
     esac
     prev=$arg
 done
+# Cargo's `-C metadata` (the seed of every symbol's mangled hash) hashes
+# the path of this wrapper, so each checkout of the package mangles its
+# functions differently, and scripts/link-order.txt, written in one
+# checkout, named none of this package's functions in another (a clean
+# clone elsewhere matched 413 of its 1,012 names, the checkout that
+# wrote it 931). The optimised builds of this package's crates get a seed
+# from what cargo asks of the compilation instead, less the paths: the
+# same in every checkout, different for the lib, the binary and their
+# test builds (which differ in crate type, `--test` or flags). The
+# package's own paths in the debug info are written relative to it: the
+# `.llvm.<digits>` ThinLTO appends to some names hashes their module,
+# debug info and all. With both, a clean clone anywhere builds the same
+# binary, byte for byte.
+remap=
+if [ "$name" = checkmate ] && [ "$opt" = 1 ] && command -v sha256sum >/dev/null 2>&1; then
+    seed=$(for arg in "$@"; do
+        case "$arg" in
+            metadata=* | extra-filename=* | */*) ;;
+            *) printf '%s\n' "$arg" ;;
+        esac
+    done | sha256sum | cut -c1-16)
+    n=$#
+    for arg in "$@"; do
+        case "$arg" in
+            metadata=*) arg="metadata=$seed" ;;
+        esac
+        set -- "$@" "$arg"
+    done
+    shift "$n"
+    remap="--remap-path-prefix=$(cd "$(dirname "$0")/.." && pwd)=."
+fi
 # Whether LLD links: rustc's default on x86_64 Linux from 1.90 on, and no
 # linker chosen in the arguments (`-C linker=`, `linker-flavor`,
 # `-fuse-ld=`, ..., from RUSTFLAGS or cargo's configuration).
@@ -62,12 +93,12 @@ if [ "$name" = checkmate ] && [ "$type" = bin ] && [ "$opt" = 1 ] && [ -z "$targ
         "Linux x86_64" | "Linux aarch64")
             order="$(cd "$(dirname "$0")" && pwd)/link-order.txt"
             if [ -f "$order" ] && lld_links "$@"; then
-                exec "$rustc" "$@" -C target-feature=+crt-static -C relocation-model=static \
+                exec "$rustc" "$@" ${remap:+"$remap"} -C target-feature=+crt-static -C relocation-model=static \
                     -C link-arg=-Wl,--symbol-ordering-file="$order" \
                     -C link-arg=-Wl,--no-warn-symbol-ordering
             fi
-            exec "$rustc" "$@" -C target-feature=+crt-static -C relocation-model=static
+            exec "$rustc" "$@" ${remap:+"$remap"} -C target-feature=+crt-static -C relocation-model=static
             ;;
     esac
 fi
-exec "$rustc" "$@"
+exec "$rustc" "$@" ${remap:+"$remap"}
