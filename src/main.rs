@@ -7,7 +7,7 @@ mod heap;
 
 #[cfg(target_os = "linux")]
 #[global_allocator]
-static ALLOCATOR: heap::MapLarge = heap::MapLarge;
+static ALLOCATOR: heap::Allocator = heap::Allocator;
 
 use std::process::ExitCode;
 

@@ -337,6 +337,7 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     phase_done("parse", start);
     if puzzle.open_count() >= super::HUGE_HEAP_CELLS {
         crate::heap::huge_heap();
+        crate::heap::start_pool();
     }
     let timeout = args
         .timeout
