@@ -131,12 +131,13 @@ const POOL: usize = 1 << 20;
 /// huge pages. Once per process (later calls do nothing); elsewhere than
 /// on Linux, nothing.
 ///
-/// Measured (the same build with and without, `solve`): instructions
-/// numbrix-9x9-s1 24.5M -> 23.2M, hidato-9x9-unique-s3 13.6M -> 12.5M,
+/// Measured (`solve`, without and with): instructions numbrix-9x9-s1
+/// 24.5M -> 23.2M, hidato-9x9-unique-s3 13.6M -> 12.5M,
 /// waypoint-9x9-unique-s3 10.6M -> 8.6M; CPU ms after a 50 ms pause,
-/// medians of 41 interleaved runs, 5.46 -> 5.29, 4.14 -> 3.92, 4.00 ->
-/// 3.66 (each through `env`, which adds ~1 ms to both); page faults and
-/// peak memory unchanged.
+/// medians (first quartiles) of 41 interleaved runs, 3.98 (3.28) -> 3.70
+/// (2.85), 2.33 (2.11) -> 2.60 (1.97), 2.53 (2.13) -> 2.29 (1.83); page
+/// faults and peak memory unchanged; 15x15 and 20x20 boards (`--jobs 1`)
+/// even or faster.
 pub fn start_pool() {
     #[cfg(target_os = "linux")]
     // SAFETY: a fresh block of POOL bytes from malloc (16-byte aligned),
@@ -152,19 +153,19 @@ pub fn start_pool() {
 /// The global allocator: glibc's malloc, but for blocks of [`LARGE`] or
 /// more, which get a mapping of their own, and for the small blocks of
 /// the thread that started the [`pool`] ([`start_pool`]), which it serves
-/// while its chunk lasts. A block's owner is told by its address (the
-/// pool's chunk, a mapping's size) on every call, whichever thread makes
-/// it.
+/// while its chunk lasts. Which of the three a block belongs to is told
+/// on every call, whichever thread makes it, by its address (the pool's
+/// chunk) or its size (a mapping).
 ///
-/// Why the mappings: glibc maps a block of its own only when the heap's free top is
-/// too small for it (whatever `M_MMAP_THRESHOLD` says), and after
-/// [`huge_heap`] the top holds 14 MiB. BatSat's clause arena starts at
-/// 4 MiB (`ClauseAllocator::new`, 1M words) whatever the formula's size,
-/// so it took 4 MiB of the advised heap, of which a 9x9 solve writes a
-/// few KiB: the blocks after it (the domain analysis, the unrolling) then
-/// lay on another 2 MiB page, and every 9x9 `solve` faulted in two huge
-/// pages (each ~0.23 ms here, the kernel zeroing it) where one holds
-/// everything else. A mapping of its own is faulted in 4 KiB at a time,
+/// Why the mappings: glibc maps a block of its own only when the heap's
+/// free top is too small for it (whatever `M_MMAP_THRESHOLD` says), and
+/// after [`huge_heap`] the top holds 14 MiB. BatSat's clause arena starts
+/// at 4 MiB (`ClauseAllocator::new`, 1M words) whatever the formula's
+/// size, so it took 4 MiB of the advised heap, of which a 9x9 solve
+/// writes a few KiB: the blocks after it (the domain analysis, the
+/// unrolling) then lay on another 2 MiB page, and every 9x9 `solve`
+/// faulted in two huge pages (each ~0.23 ms here, the kernel zeroing it)
+/// where one holds everything else. A mapping of its own is faulted in 4 KiB at a time,
 /// only where written. A block grown past [`LARGE`] is moved by the
 /// kernel (`mremap`), not copied, and a fresh mapping reads as zeros, so
 /// a zeroed block costs no writes.
