@@ -24,7 +24,7 @@
 # hash is the same in every checkout (scripts/rustc-wrapper.sh gives it a
 # seed without paths), so the file written here names the functions of
 # every clone's build. Functions ThinLTO made visible across modules carry
-# a hash of their module too (`.llvm.<digits>`, 72 of the ~1,000): an
+# a hash of their module too (`.llvm.<digits>`, ~70 of the ~1,000): an
 # edit anywhere in that module moves them. Run this again after such
 # changes; cargo does not see the file, so touch src/main.rs (this script
 # does) before the next release build.

@@ -65,7 +65,8 @@ const HUGE_HEAP: usize = 16 << 20;
 /// range is touched: a 2 MiB block with a 4 KiB page in it already is
 /// never backed by a huge one (a filler that ran past the boundary and
 /// put the heap's header in it took that from half the runs). Only the
-/// pages touched are backed: a 9x9 `solve` touches 2-3 of them. Nothing
+/// pages touched are backed: a 9x9 `solve` touches one (two or three
+/// before the [`Allocator`] mapped large blocks on their own). Nothing
 /// here is needed for correctness: when a step fails the heap stays as
 /// it was.
 ///
