@@ -24,6 +24,8 @@
 # `--symbol-ordering-file`, so it gets the default layout.
 rustc=$1
 shift
+# This script's directory (scripts/), absolute.
+here=$(cd "$(dirname "$0")" && pwd)
 name=
 type=
 opt=0
@@ -73,7 +75,7 @@ if [ "$name" = checkmate ] && [ "$opt" = 1 ] && command -v sha256sum >/dev/null 
         set -- "$@" "$arg"
     done
     shift "$n"
-    remap="--remap-path-prefix=$(cd "$(dirname "$0")/.." && pwd)=."
+    remap="--remap-path-prefix=${here%/*}=."
 fi
 # Whether LLD links: rustc's default on x86_64 Linux from 1.90 on, and no
 # linker chosen in the arguments (`-C linker=`, `linker-flavor`,
@@ -91,7 +93,7 @@ lld_links() {
 if [ "$name" = checkmate ] && [ "$type" = bin ] && [ "$opt" = 1 ] && [ -z "$target" ] && [ "$cadical" = 0 ]; then
     case "$(uname -sm)" in
         "Linux x86_64" | "Linux aarch64")
-            order="$(cd "$(dirname "$0")" && pwd)/link-order.txt"
+            order="$here/link-order.txt"
             if [ -f "$order" ] && lld_links "$@"; then
                 exec "$rustc" "$@" ${remap:+"$remap"} -C target-feature=+crt-static -C relocation-model=static \
                     -C link-arg=-Wl,--symbol-ordering-file="$order" \

@@ -214,10 +214,15 @@ mod map {
         }
     }
 
-    /// Whether the pool may serve a block of this layout.
+    /// A pool block for this layout, or null (too large or aligned, no
+    /// pool on this thread, or its chunk used up).
     #[inline]
-    fn small(layout: Layout) -> bool {
-        layout.size() <= pool::MAX && layout.align() <= pool::ALIGN
+    fn from_pool(layout: Layout) -> *mut u8 {
+        if layout.size() <= pool::MAX && layout.align() <= pool::ALIGN {
+            pool::alloc(layout.size())
+        } else {
+            ptr::null_mut()
+        }
     }
 
     // SAFETY: every block is the pool's (and goes back to it, or is left
@@ -231,11 +236,9 @@ mod map {
     unsafe impl GlobalAlloc for Allocator {
         #[inline]
         unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-            if small(layout) {
-                let p = pool::alloc(layout.size());
-                if !p.is_null() {
-                    return p;
-                }
+            let p = from_pool(layout);
+            if !p.is_null() {
+                return p;
             }
             if mapped(layout.size(), layout.align()) {
                 // SAFETY: see `map`.
@@ -247,14 +250,12 @@ mod map {
 
         #[inline]
         unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-            if small(layout) {
-                let p = pool::alloc(layout.size());
-                if !p.is_null() {
-                    // SAFETY: a pool block of at least `layout.size()`
-                    // bytes, maybe used before.
-                    unsafe { ptr::write_bytes(p, 0, layout.size()) };
-                    return p;
-                }
+            let p = from_pool(layout);
+            if !p.is_null() {
+                // SAFETY: a pool block of at least `layout.size()` bytes,
+                // maybe used before.
+                unsafe { ptr::write_bytes(p, 0, layout.size()) };
+                return p;
             }
             if mapped(layout.size(), layout.align()) {
                 // SAFETY: see `map`; a fresh mapping reads as zeros.
@@ -284,16 +285,15 @@ mod map {
 
         #[inline]
         unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-            let align = layout.align();
-            let pooled = pool::owns(ptr);
-            if pooled && new_size <= pool::capacity(layout.size()) {
-                return ptr; // it holds that many already
-            }
-            match (mapped(layout.size(), align), mapped(new_size, align)) {
-                (false, _) if pooled => {
-                    // SAFETY: as for the moves across the threshold below.
-                    unsafe { self.moved(ptr, layout, new_size) }
+            if pool::owns(ptr) {
+                if new_size <= pool::capacity(layout.size()) {
+                    return ptr; // it holds that many already
                 }
+                // SAFETY: see `moved`.
+                return unsafe { self.moved(ptr, layout, new_size) };
+            }
+            let align = layout.align();
+            match (mapped(layout.size(), align), mapped(new_size, align)) {
                 // SAFETY: the caller's contract, passed on.
                 (false, false) => unsafe { System.realloc(ptr, layout, new_size) },
                 (true, true) => {
