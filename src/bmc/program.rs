@@ -256,6 +256,11 @@ impl Program {
         self.push(Node::Or(kids))
     }
 
+    /// `a -> b`.
+    pub fn implies(&mut self, a: NodeId, b: NodeId) -> NodeId {
+        self.push(Node::Implies(a, b))
+    }
+
     /// The disjuncts of boolean node `n`, flattened through `|`, `->` and
     /// negated conjunctions (`!(a & b)` gives `!a`, `!b`; the negations
     /// are new nodes): `n` is true exactly when one of them is, in the

@@ -757,7 +757,9 @@ impl Domains {
             if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
                 continue;
             }
-            if self.entails(key, &deps, &m.prog, m.invar_n[*c], &here)
+            let group = m.invar_group[*c];
+            if self.group_holds(m, group, &here, |a| m.invar_key_of(a, t))
+                || self.entails(key, &deps, &m.prog, m.invar_n[*c], &here)
                 || self.other_part_may(m, &m.invar_parts[*c], x, &here)
             {
                 continue;
@@ -813,7 +815,9 @@ impl Domains {
                 if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
                     continue;
                 }
-                if self.entails(key, &deps, &m.prog, m.trans_n[*c], &before)
+                let group = m.trans_group[*c];
+                if self.group_holds(m, group, &before, |a| Some(m.trans_key(a, t - 1)))
+                    || self.entails(key, &deps, &m.prog, m.trans_n[*c], &before)
                     || self.other_part_may(m, &m.trans_parts[*c], x, &before)
                 {
                     continue;
@@ -848,7 +852,9 @@ impl Domains {
                 if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
                     continue;
                 }
-                if self.entails(key, &deps, &m.prog, m.trans_n[*c], &after)
+                let group = m.trans_group[*c];
+                if self.group_holds(m, group, &after, |a| Some(m.trans_key(a, t)))
+                    || self.entails(key, &deps, &m.prog, m.trans_n[*c], &after)
                     || self.other_part_may(m, &m.trans_parts[*c], x, &after)
                 {
                     continue;
@@ -903,6 +909,35 @@ impl Domains {
         let (t, f) = self.truth(p, e, ctx);
         self.entailed[key] = t && !f;
         self.entailed[key]
+    }
+
+    /// Whether the disjunct that atoms of group `g` share (`u32::MAX`: no
+    /// group) makes them hold under `ctx` (which fixes nothing): then
+    /// each is remembered as entailed, under the key `key` gives it
+    /// (`None`: it has none), and is never looked at again at this step.
+    /// One look for a whole constraint such as `step = n -> (v1 & v2 &
+    /// …)` at the steps where its premise is false, not one per atom.
+    fn group_holds(
+        &mut self,
+        m: &Model,
+        g: u32,
+        ctx: &Ctx,
+        key: impl Fn(usize) -> Option<usize>,
+    ) -> bool {
+        let Some(group) = m.groups.get(g as usize) else {
+            return false;
+        };
+        let (may_t, may_f) = self.truth(&m.prog, group.node, ctx);
+        let holds = match group.premise {
+            true => !may_t,
+            false => !may_f,
+        };
+        if holds {
+            for k in group.atoms.clone().filter_map(key) {
+                self.entailed[k] = true;
+            }
+        }
+        holds
     }
 
     /// Whether use `slot` of `x` at `t` was checked after the last change

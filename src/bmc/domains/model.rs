@@ -14,26 +14,51 @@ use crate::ir::{Expr, System, Value, VarId};
 
 /// A conjunct of a constraint ("atom"): `p1 | (p2 | (… | leaf))` for
 /// the disjuncts `prefix` that [`atoms`] distributed over a conjunction,
-/// by reference (nothing is copied).
+/// by reference (nothing is copied); a prefix entry marked `true` is the
+/// premise `a` of `a -> (b1 & …)` and stands for `!a`.
 struct Atom<'e> {
-    prefix: Vec<&'e Expr>,
+    prefix: Vec<(&'e Expr, bool)>,
     leaf: &'e Expr,
+    /// The outermost prefix entry, when there is one, and the atoms (by
+    /// index) it was distributed over: all of them hold once it does.
+    group: Option<(&'e Expr, bool, std::ops::Range<usize>)>,
 }
 
 impl<'e> Atom<'e> {
     fn parts(&self) -> impl Iterator<Item = &'e Expr> + '_ {
-        self.prefix.iter().copied().chain([self.leaf])
+        self.prefix.iter().map(|&(e, _)| e).chain([self.leaf])
     }
 }
 
 /// A constraint is split into conjuncts ("atoms") so a support check only
 /// evaluates the ones that read the variable under test.
-fn atoms<'e>(e: &'e Expr, sys: &'e System, prefix: &mut Vec<&'e Expr>, out: &mut Vec<Atom<'e>>) {
-    let leaf = |prefix: &Vec<&'e Expr>, out: &mut Vec<Atom<'e>>| {
+fn atoms<'e>(
+    e: &'e Expr,
+    sys: &'e System,
+    prefix: &mut Vec<(&'e Expr, bool)>,
+    out: &mut Vec<Atom<'e>>,
+) {
+    let leaf = |prefix: &Vec<(&'e Expr, bool)>, out: &mut Vec<Atom<'e>>| {
         out.push(Atom {
             prefix: prefix.clone(),
             leaf: e,
+            group: None,
         })
+    };
+    // `a | (b1 & b2 & …)` with a small `a`: `(a | b1) & (a | b2) & …`;
+    // likewise `a -> (b1 & …)` is `(a -> b1) & …` (a grid path's
+    // `cover`: one atom per cell, not one that reads every cell). The
+    // atoms share `a`: a true `a` (a false one, for `->`) makes every
+    // one of them hold, found once for all ([`Model::groups`]).
+    let mut distribute = |a: &'e Expr, premise: bool, b: &'e Expr| {
+        let from = out.len();
+        prefix.push((a, premise));
+        atoms(b, sys, prefix, out);
+        prefix.pop();
+        let to = out.len();
+        for atom in &mut out[from..to] {
+            atom.group = Some((a, premise, from..to));
+        }
     };
     match e {
         Expr::And(xs) => xs.iter().for_each(|x| atoms(x, sys, prefix, out)),
@@ -41,14 +66,21 @@ fn atoms<'e>(e: &'e Expr, sys: &'e System, prefix: &mut Vec<&'e Expr>, out: &mut
             Some(def) if matches!(def.expr, Expr::And(_)) => atoms(&def.expr, sys, prefix, out),
             _ => leaf(prefix, out),
         },
-        // `a | (b1 & b2 & …)` with a small `a`: `(a | b1) & (a | b2) & …`.
         Expr::Or(xs) if xs.len() == 2 && matches!(xs[1], Expr::And(_)) => {
-            prefix.push(&xs[0]);
-            atoms(&xs[1], sys, prefix, out);
-            prefix.pop();
+            distribute(&xs[0], false, &xs[1])
         }
+        Expr::Implies(a, b) if matches!(**b, Expr::And(_)) => distribute(a, true, b),
         _ => leaf(prefix, out),
     }
+}
+
+/// Atoms that one shared disjunct makes hold (see [`atoms`]): `node`
+/// (compiled) holds them all when it must be true, or when `premise`
+/// (it is the premise of an implication) and it must be false.
+pub(super) struct Group {
+    pub(super) node: NodeId,
+    pub(super) premise: bool,
+    pub(super) atoms: std::ops::Range<usize>,
 }
 
 /// The value indices a copy is compared with, or `None` (see [`Reads`]).
@@ -360,6 +392,11 @@ pub(super) struct Model<'s> {
     pub(super) init_assign_n: Vec<NodeId>,
     pub(super) next_assign_n: Vec<NodeId>,
     pub(super) goal_n: NodeId,
+    /// The atoms that share a disjunct ([`Group`]), and per invariant and
+    /// transition atom its group (`u32::MAX`: none).
+    pub(super) groups: Vec<Group>,
+    pub(super) invar_group: Vec<u32>,
+    pub(super) trans_group: Vec<u32>,
     /// Per next assignment, its [`Accumulator`] form when it has one.
     pub(super) next_accum: Vec<Option<Accumulator>>,
     /// The disjuncts of each compiled atom and assignment, by the same
@@ -648,9 +685,12 @@ impl<'s> Model<'s> {
                         return never;
                     }
                     let leaf = prog.compile(sys, a.leaf);
-                    a.prefix.iter().rev().fold(leaf, |node, p| {
+                    a.prefix.iter().rev().fold(leaf, |node, &(p, premise)| {
                         let p = prog.compile(sys, p);
-                        prog.or(p, node)
+                        match premise {
+                            true => prog.implies(p, node),
+                            false => prog.or(p, node),
+                        }
                     })
                 })
                 .collect::<Vec<_>>()
@@ -658,6 +698,27 @@ impl<'s> Model<'s> {
         let invar_n = compile_atoms(&invar, &invar_live);
         let init_n = compile_atoms(&init, &[]);
         let trans_n = compile_atoms(&trans, &[]);
+        let mut groups = Vec::new();
+        let mut group_of = |atoms: &[Atom]| {
+            let mut of = vec![u32::MAX; atoms.len()];
+            for (i, a) in atoms.iter().enumerate() {
+                match &a.group {
+                    Some((e, premise, range)) if range.start == i && range.len() > 1 => {
+                        let g = groups.len() as u32;
+                        of[range.clone()].iter_mut().for_each(|x| *x = g);
+                        groups.push(Group {
+                            node: prog.compile(sys, e),
+                            premise: *premise,
+                            atoms: range.clone(),
+                        });
+                    }
+                    _ => {}
+                }
+            }
+            of
+        };
+        let invar_group = group_of(&invar);
+        let trans_group = group_of(&trans);
         let mut compile = |es: &mut dyn Iterator<Item = &Expr>| {
             es.map(|e| prog.compile(sys, e)).collect::<Vec<_>>()
         };
@@ -688,6 +749,9 @@ impl<'s> Model<'s> {
             .map(|(a, &n)| Accumulator::of(&prog, a.var, n).filter(|_| !generic_only()))
             .collect();
         Model {
+            groups,
+            invar_group,
+            trans_group,
             next_accum,
             watch_init,
             watch_cur,
@@ -732,6 +796,11 @@ impl Model<'_> {
     /// initial constraints.
     pub(super) fn invar_key(&self, c: usize, t: usize) -> usize {
         t * self.invar_checked + self.invar_dense[c] as usize
+    }
+
+    /// [`Model::invar_key`] of an atom that has one (it is checked).
+    pub(super) fn invar_key_of(&self, c: usize, t: usize) -> Option<usize> {
+        (self.invar_dense[c] != u32::MAX).then(|| self.invar_key(c, t))
     }
 
     pub(super) fn trans_key(&self, c: usize, t: usize) -> usize {
