@@ -408,10 +408,11 @@ pub(super) struct Model<'s> {
     pub(super) next_assign_parts: Vec<Parts>,
     pub(super) part_list: PartList,
     /// Per variable, the assignments whose image depends on a copy of it
-    /// (it is read, or it is their own variable): initial assignments
+    /// (it is read; an assignment's own variable is not watched, see
+    /// [`Domains::image`](super::Domains::image)): initial assignments
     /// (everything at step 0), next assignments reading it in the current
     /// state (step `t - 1` for the image at `t`), and next assignments
-    /// reading it in the next state or assigning it (step `t`).
+    /// reading it in the next state (step `t`).
     pub(super) watch_init: Watch,
     pub(super) watch_cur: Watch,
     pub(super) watch_next: Watch,
@@ -726,12 +727,12 @@ impl<'s> Model<'s> {
         let next_assign_n = compile(&mut sys.next_assign.iter().map(|a| &a.value));
         let goal_n = prog.compile(sys, &sys.goal);
         let (mut init_r, mut cur_r, mut next_r) = (Vec::new(), Vec::new(), Vec::new());
-        for (i, (a, r)) in sys.init_assign.iter().zip(&init_assign_reads).enumerate() {
-            init_r.extend(r.cur.iter().chain(&r.next).chain([&a.var]).map(|&v| (i, v)));
+        for (i, r) in init_assign_reads.iter().enumerate() {
+            init_r.extend(r.cur.iter().chain(&r.next).map(|&v| (i, v)));
         }
-        for (i, (a, r)) in sys.next_assign.iter().zip(&next_assign_reads).enumerate() {
+        for (i, r) in next_assign_reads.iter().enumerate() {
             cur_r.extend(r.cur.iter().map(|&v| (i, v)));
-            next_r.extend(r.next.iter().chain([&a.var]).map(|&v| (i, v)));
+            next_r.extend(r.next.iter().map(|&v| (i, v)));
         }
         let n = sys.vars.len();
         let watch_init = Watch::new(n, &init_r);
