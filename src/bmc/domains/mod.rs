@@ -693,6 +693,63 @@ impl Domains {
         (takes(0) || takes(1)) && self.remove_all(v, t, |_, j| !may[j])
     }
 
+    /// Clears in `alive` the values of `acc.x` at `t` (> 0) that the
+    /// accumulator `acc` of `v` (its assignment at `t` reads `acc.x`
+    /// there) cannot take to an allowed value of `v`: `c` needs `v` true;
+    /// any other value needs `v` to keep a value it may have had (the
+    /// same as [`Domains::next_meets`] with `acc.x` fixed to each value,
+    /// in a few look-ups and with no record of what was checked: a grid
+    /// path's position has one such reader per cell).
+    fn accumulator_input(&mut self, acc: Accumulator, v: VarId, t: usize, alive: &mut [bool]) {
+        self.work += 3;
+        let now = self.at(v, self.step_of(v, t));
+        let was = self.at(v, self.step_of(v, t - 1));
+        let (may_f, may_t) = (self.bits[now], self.bits[now + 1]);
+        let other = match self.bits[was] {
+            true => may_f || (self.bits[was + 1] && may_t),
+            false => may_t,
+        };
+        if may_t && other {
+            return;
+        }
+        let c = acc.j.map(|c| c as usize);
+        for (j, a) in alive.iter_mut().enumerate() {
+            if *a && !(if Some(j) == c { may_t } else { other }) {
+                *a = false;
+                self.cleared = true;
+            }
+        }
+    }
+
+    /// Clears in `alive` the values of `v` at `t` (< k) from which its
+    /// accumulator `acc` cannot reach an allowed value of `v` at `t + 1`:
+    /// true stays true; false becomes true if `acc.x` may be `c` there,
+    /// and stays false if it may be another value. The same as
+    /// [`Domains::next_meets`] with `v` fixed to each value, as
+    /// [`Domains::accumulator_input`] is.
+    fn accumulator_before(&mut self, acc: Accumulator, v: VarId, t: usize, alive: &mut [bool]) {
+        self.work += 3;
+        let sx = self.step_of(acc.x, t + 1);
+        let x_at = self.at(acc.x, sx);
+        let hit = acc.j.is_some_and(|c| self.bits[x_at + c as usize]);
+        let other = self.counts[self.copy_index(acc.x, sx)] > hit as u32;
+        let next = self.at(v, self.step_of(v, t + 1));
+        let (may_f, may_t) = (self.bits[next], self.bits[next + 1]);
+        let ok = [
+            match other {
+                true => (hit && may_t) || may_f,
+                false => may_t,
+            },
+            may_t,
+        ];
+        for (a, ok) in alive.iter_mut().zip(ok) {
+            if *a && !ok {
+                *a = false;
+                self.cleared = true;
+            }
+        }
+    }
+
     /// Whether the accumulator `acc` of `v` can make `v` true, and false,
     /// at `step` (> 0) under `ctx`: false when `v` may have been false
     /// (at `step - 1`) and `x` may be another value than `c` (at `step`);
@@ -849,6 +906,11 @@ impl Domains {
             }
             for (i, cls, slot) in &u.next_next {
                 let (a, r) = (&sys.next_assign[*i], &m.next_assign_reads[*i]);
+                if let Some(acc) = m.next_accum[*i] {
+                    debug_assert_eq!(acc.x, x);
+                    self.accumulator_input(acc, a.var, t, alive);
+                    continue;
+                }
                 let deps: [Dep; 3] = [
                     (&r.cur, &r.cur_class, t - 1),
                     (&r.next, &r.next_class, t),
@@ -886,6 +948,11 @@ impl Domains {
             }
             for (i, cls, slot) in &u.next_cur {
                 let (a, r) = (&sys.next_assign[*i], &m.next_assign_reads[*i]);
+                if let Some(acc) = m.next_accum[*i] {
+                    debug_assert_eq!(a.var, x);
+                    self.accumulator_before(acc, a.var, t, alive);
+                    continue;
+                }
                 let deps: [Dep; 3] = [
                     (&r.cur, &r.cur_class, t),
                     (&r.next, &r.next_class, t + 1),
@@ -1177,24 +1244,32 @@ mod tests {
         pub(super) static GENERIC_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
 
-    /// The accumulators' direct images give the same sets as evaluating
-    /// them, on the step models of every grid puzzle in `models/grid`
-    /// (solvable and not, the visited flags of all three variants) at
-    /// their exact bound and one step short of it.
+    /// The accumulators' direct images and support checks give the same
+    /// sets as evaluating them, on the step models (the plain one and
+    /// the bounded model checker's first) of every grid puzzle in
+    /// `models/grid` (solvable and not, the visited flags of all three
+    /// variants) at their exact bound and one step short of it.
     #[test]
-    fn accumulators_give_the_images_the_evaluator_gives() {
+    fn accumulators_give_the_sets_the_evaluator_gives() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/models/grid");
         let mut seen = 0;
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             let text = std::fs::read_to_string(&path).unwrap();
             let puzzle = crate::grid::parse::parse(&text).unwrap();
-            let sys = crate::grid::compile::compile(&puzzle);
             let k = puzzle.open_count() - 1;
-            for k in [k, k.saturating_sub(1)] {
-                let fast = Domains::compute(&sys, k);
+            let sat = crate::grid::strengthen::sat_options(&puzzle);
+            let systems = [
+                crate::grid::compile::compile(&puzzle),
+                crate::grid::compile::compile_model(&puzzle, &sat).0,
+            ];
+            for (sys, k) in systems
+                .iter()
+                .flat_map(|s| [(s, k), (s, k.saturating_sub(1))])
+            {
+                let fast = Domains::compute(sys, k);
                 GENERIC_ONLY.set(true);
-                let slow = Domains::compute(&sys, k);
+                let slow = Domains::compute(sys, k);
                 GENERIC_ONLY.set(false);
                 for (i, var) in sys.vars.iter().enumerate() {
                     for t in 0..=k {
@@ -1204,7 +1279,7 @@ mod tests {
                     }
                 }
             }
-            let m = Model::new(&sys, 1, &[]);
+            let m = Model::new(&systems[0], 1, &[]);
             seen += m.next_accum.iter().flatten().count();
         }
         assert!(seen > 100, "only {seen} accumulators recognised");
