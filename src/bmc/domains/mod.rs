@@ -63,7 +63,7 @@ mod eval;
 mod model;
 
 use eval::Abs;
-use model::{Accumulator, Class, Dep, Model, Parts, Watch, ANY};
+use model::{Accumulator, Class, Clause, Dep, Lit, Model, Parts, Watch, ANY};
 
 /// The most expression nodes the analysis evaluates (a few hundred
 /// milliseconds in a release build).
@@ -750,6 +750,73 @@ impl Domains {
         }
     }
 
+    /// Whether literal `l` may be true, may be false under `ctx` (which
+    /// fixes nothing): [`Domains::truth`] of it.
+    #[inline(always)]
+    fn lit_truth(&self, l: Lit, ctx: &Ctx) -> (bool, bool) {
+        let step = match (l.next, ctx.next) {
+            (false, _) => ctx.cur,
+            (true, Some(s)) => s,
+            // Both sides evaluated: anything against a constant.
+            (true, None) => return (true, true),
+        };
+        let s = self.step_of(l.var, step);
+        let n = self.counts[self.copy_index(l.var, s)];
+        let (t, f) = match l.j {
+            Some(j) => {
+                let t = self.bits[self.at(l.var, s) + j as usize];
+                (t, n > t as u32)
+            }
+            None => (false, n > 0),
+        };
+        match l.negated {
+            false => (t, f),
+            true => (f, t),
+        }
+    }
+
+    /// The support check of `x` (read in the next state when `next`)
+    /// against `clause` under `ctx` (key `key` in [`Domains::entailed`]):
+    /// remembered as entailed when a side cannot be false (an empty set
+    /// cannot be either); else the values of `x` that make its side
+    /// false are cleared in `alive` when the other side cannot be true.
+    /// What [`Domains::entails`] and [`Domains::filter`] would find, in
+    /// a few look-ups and with no record of what was checked.
+    fn clause_support(
+        &mut self,
+        clause: Clause,
+        key: usize,
+        x: VarId,
+        next: bool,
+        ctx: &Ctx,
+        alive: &mut [bool],
+    ) {
+        self.work += 3;
+        let [a, b] = clause.0;
+        let (mine, other) = match a.var == x {
+            true => (a, b),
+            false => (b, a),
+        };
+        debug_assert!(mine.var == x && mine.next == next);
+        let (_, mine_f) = self.lit_truth(mine, ctx);
+        let (other_t, other_f) = self.lit_truth(other, ctx);
+        if !mine_f || !other_f {
+            self.entailed[key] = true;
+            return;
+        }
+        if other_t {
+            return;
+        }
+        // Only the values that make `x`'s side true are left.
+        let keep = |j: usize| (mine.j == Some(j as u32)) != mine.negated;
+        for (j, a) in alive.iter_mut().enumerate() {
+            if *a && !keep(j) {
+                *a = false;
+                self.cleared = true;
+            }
+        }
+    }
+
     /// Whether the accumulator `acc` of `v` can make `v` true, and false,
     /// at `step` (> 0) under `ctx`: false when `v` may have been false
     /// (at `step - 1`) and `x` may be another value than `c` (at `step`);
@@ -889,6 +956,12 @@ impl Domains {
             for (c, cls, slot) in &u.trans_next {
                 let r = &m.trans_reads[*c];
                 let key = m.trans_key(*c, t - 1);
+                if let Some(clause) = m.trans_clause[*c] {
+                    if !self.entailed[key] {
+                        self.clause_support(clause, key, x, true, &before, alive);
+                    }
+                    continue;
+                }
                 let deps: [Dep; 2] = [(&r.cur, &r.cur_class, t - 1), (&r.next, &r.next_class, t)];
                 if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
                     continue;
@@ -931,6 +1004,12 @@ impl Domains {
             for (c, cls, slot) in &u.trans_cur {
                 let r = &m.trans_reads[*c];
                 let key = m.trans_key(*c, t);
+                if let Some(clause) = m.trans_clause[*c] {
+                    if !self.entailed[key] {
+                        self.clause_support(clause, key, x, false, &after, alive);
+                    }
+                    continue;
+                }
                 let deps: [Dep; 2] = [(&r.cur, &r.cur_class, t), (&r.next, &r.next_class, t + 1)];
                 if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
                     continue;
@@ -1240,17 +1319,18 @@ mod tests {
     use crate::ir::{Assign, Constraint, Domain, Expr};
 
     thread_local! {
-        /// Set: no [`Accumulator`] is recognised (every image evaluated).
+        /// Set: no [`Accumulator`] or [`Clause`] is recognised (every
+        /// image and check evaluated).
         pub(super) static GENERIC_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
 
-    /// The accumulators' direct images and support checks give the same
-    /// sets as evaluating them, on the step models (the plain one and
+    /// The direct checks of accumulators and two-literal clauses give
+    /// the same sets as evaluating them, on the step models (the plain one and
     /// the bounded model checker's first) of every grid puzzle in
     /// `models/grid` (solvable and not, the visited flags of all three
     /// variants) at their exact bound and one step short of it.
     #[test]
-    fn accumulators_give_the_sets_the_evaluator_gives() {
+    fn direct_checks_give_the_sets_the_evaluator_gives() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/models/grid");
         let mut seen = 0;
         for entry in std::fs::read_dir(dir).unwrap() {

@@ -397,6 +397,8 @@ pub(super) struct Model<'s> {
     pub(super) groups: Vec<Group>,
     pub(super) invar_group: Vec<u32>,
     pub(super) trans_group: Vec<u32>,
+    /// Per transition atom, its [`Clause`] form when it has one.
+    pub(super) trans_clause: Vec<Option<Clause>>,
     /// Per next assignment, its [`Accumulator`] form when it has one.
     pub(super) next_accum: Vec<Option<Accumulator>>,
     /// The disjuncts of each compiled atom and assignment, by the same
@@ -431,7 +433,8 @@ pub(super) struct Accumulator {
     pub(super) j: Option<u32>,
 }
 
-/// Whether a test asked for no [`Accumulator`] (see the tests).
+/// Whether a test asked for no [`Accumulator`] or [`Clause`] (see the
+/// tests).
 #[cfg(test)]
 fn generic_only() -> bool {
     super::tests::GENERIC_ONLY.get()
@@ -463,6 +466,79 @@ impl Accumulator {
             (_, true) => hit(a),
             _ => None,
         }
+    }
+}
+
+/// One side of a [`Clause`]: `x = c` (`j`: `c`'s value index, `None`
+/// when `c` is not in the domain) or a boolean `x` (`j == Some(1)`),
+/// of the current state or the next, maybe negated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Lit {
+    pub(super) var: VarId,
+    pub(super) next: bool,
+    pub(super) j: Option<u32>,
+    pub(super) negated: bool,
+}
+
+impl Lit {
+    fn of(p: &Program, n: NodeId) -> Option<Lit> {
+        match p.nodes[n as usize] {
+            Node::EqConst { var, next, j } => Some(Lit {
+                var,
+                next,
+                j,
+                negated: false,
+            }),
+            Node::Copy { var, next } if matches!(p.places[var.index()], Place::Bool) => Some(Lit {
+                var,
+                next,
+                j: Some(1),
+                negated: false,
+            }),
+            Node::Not(a) => Lit::of(p, a).map(Lit::negate),
+            _ => None,
+        }
+    }
+
+    fn negate(self) -> Lit {
+        Lit {
+            negated: !self.negated,
+            ..self
+        }
+    }
+}
+
+/// A constraint atom that is a disjunction of two literals over two
+/// different variables, `!(a & b)` (a grid path's no-revisit TRANS:
+/// `!(next(pos) = c & visited[c])`), `a | b` or `a -> b`: a value of
+/// one variable that makes its side false needs the other side true.
+/// Its checks are a few look-ups ([`Domains::clause_support`](super::Domains::clause_support)), the same
+/// as evaluating it, as [`Accumulator`]s are.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Clause(pub(super) [Lit; 2]);
+
+impl Clause {
+    fn of(p: &Program, n: NodeId) -> Option<Clause> {
+        let pair = |a: NodeId, b: NodeId| Some([Lit::of(p, a)?, Lit::of(p, b)?]);
+        let lits = match p.nodes[n as usize] {
+            Node::Not(a) => match p.nodes[a as usize] {
+                Node::And(xs) => match p.kids[xs.range()] {
+                    [a, b] => pair(a, b)?.map(Lit::negate),
+                    _ => return None,
+                },
+                _ => return None,
+            },
+            Node::Or(xs) => match p.kids[xs.range()] {
+                [a, b] => pair(a, b)?,
+                _ => return None,
+            },
+            Node::Implies(a, b) => {
+                let [a, b] = pair(a, b)?;
+                [a.negate(), b]
+            }
+            _ => return None,
+        };
+        (lits[0].var != lits[1].var).then_some(Clause(lits))
     }
 }
 
@@ -699,6 +775,9 @@ impl<'s> Model<'s> {
         let invar_n = compile_atoms(&invar, &invar_live);
         let init_n = compile_atoms(&init, &[]);
         let trans_n = compile_atoms(&trans, &[]);
+        let trans_clause = (trans_n.iter())
+            .map(|&n| Clause::of(&prog, n).filter(|_| !generic_only()))
+            .collect();
         let mut groups = Vec::new();
         let mut group_of = |atoms: &[Atom]| {
             let mut of = vec![u32::MAX; atoms.len()];
@@ -750,6 +829,7 @@ impl<'s> Model<'s> {
             .map(|(a, &n)| Accumulator::of(&prog, a.var, n).filter(|_| !generic_only()))
             .collect();
         Model {
+            trans_clause,
             groups,
             invar_group,
             trans_group,
