@@ -709,14 +709,19 @@ impl Domains {
             true => may_f || (self.bits[was + 1] && may_t),
             false => may_t,
         };
-        if may_t && other {
-            return;
-        }
         let c = acc.j.map(|c| c as usize);
-        for (j, a) in alive.iter_mut().enumerate() {
-            if *a && !(if Some(j) == c { may_t } else { other }) {
-                *a = false;
-                self.cleared = true;
+        // `c` alone (often: a cell's flag still false at `t`), without a
+        // look at the others.
+        if let Some(c) = c.filter(|&c| !may_t && alive[c]) {
+            alive[c] = false;
+            self.cleared = true;
+        }
+        if !other {
+            for (j, a) in alive.iter_mut().enumerate() {
+                if *a && Some(j) != c {
+                    *a = false;
+                    self.cleared = true;
+                }
             }
         }
     }
