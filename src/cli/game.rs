@@ -4,7 +4,6 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -185,7 +184,7 @@ fn route(game: &Game, arg: Option<RouteArg>) -> anyhow::Result<Route> {
     }
 }
 
-pub fn run(args: GameArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: GameArgs) -> anyhow::Result<()> {
     match args.command {
         GameCommand::Spec { game } => {
             let game = load(&game)?;
@@ -242,7 +241,7 @@ pub fn run(args: GameArgs) -> anyhow::Result<ExitCode> {
         }
         GameCommand::Optimal(args) => return super::optimal::run(args),
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn info(game: &Game, count_limit: usize, limit: Duration, json: bool) -> anyhow::Result<()> {

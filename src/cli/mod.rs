@@ -3,7 +3,6 @@
 //! exit code. All real work lives in the library.
 
 use std::path::Path;
-use std::process::ExitCode;
 
 use anyhow::Context;
 
@@ -96,7 +95,7 @@ pub fn exit_code(err: &anyhow::Error) -> u8 {
     }
 }
 
-pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Smv(Deferred(args)) => puzzle::smv(args),
         Command::Trace(Deferred(args)) => puzzle::trace(args),

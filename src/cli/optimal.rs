@@ -8,7 +8,6 @@
 //! when stderr is a terminal.
 
 use std::io::{IsTerminal, Write};
-use std::process::ExitCode;
 
 use checkmate::game::optimal::{self, Objective, Options, Progress, Solution};
 use checkmate::game::symmetry::{self, Counting, DepthCounts, SpecSymmetry, Symmetry};
@@ -161,7 +160,7 @@ fn symmetry_for<'a>(game: &'a Game, table: &'a Table, reduce: bool) -> anyhow::R
     }
 }
 
-pub fn run(args: OptimalArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: OptimalArgs) -> anyhow::Result<()> {
     let (game, table) = load_table(&args.game)?;
     let chosen = symmetry_for(&game, &table, !args.no_reduce)?;
     let counting = chosen
@@ -235,7 +234,7 @@ pub fn run(args: OptimalArgs) -> anyhow::Result<ExitCode> {
         depths,
     };
     print_report(&table, &solution, &reduction, args.json)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn print_report(

@@ -7,7 +7,6 @@
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Once, OnceLock};
 use std::time::{Duration, Instant};
@@ -195,7 +194,7 @@ fn file_name(output: Option<&Path>) -> String {
         .unwrap_or_else(|| "model.smv".into())
 }
 
-pub fn smv(args: SmvArgs) -> anyhow::Result<ExitCode> {
+pub fn smv(args: SmvArgs) -> anyhow::Result<()> {
     let mut opts = EmitOptions {
         dialect: args.dialect.into(),
         file_name: file_name(args.output.as_deref()),
@@ -235,10 +234,10 @@ pub fn smv(args: SmvArgs) -> anyhow::Result<ExitCode> {
     };
     let text = smv::emit(&system, &opts)?;
     deliver(&text, args.output.as_deref())?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
-pub fn trace(args: TraceArgs) -> anyhow::Result<ExitCode> {
+pub fn trace(args: TraceArgs) -> anyhow::Result<()> {
     let puzzle = load_puzzle(&args.puzzle)?;
     let system = grid::compile(&puzzle);
     let text = read(&args.output)?;
@@ -262,7 +261,7 @@ pub fn trace(args: TraceArgs) -> anyhow::Result<ExitCode> {
             if v.contains(&Verdict::True) {
                 let report = Report::unsat(&puzzle, "nusmv", system.bound.unwrap_or(0));
                 report.print(args.json)?;
-                return Ok(ExitCode::SUCCESS);
+                return Ok(());
             }
         }
         return Err(bad_input(anyhow::anyhow!(
@@ -291,7 +290,7 @@ pub fn trace(args: TraceArgs) -> anyhow::Result<ExitCode> {
     let solution = verify_path(&puzzle, &ir)
         .map_err(|e| bad_input(anyhow::anyhow!("{}: {e:#}", args.output.display())))?;
     Report::solved(&puzzle, solution, "nusmv", ir.states.len() - 1).print(args.json)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// What a trace the IR evaluator rejects is said to be.
@@ -331,7 +330,7 @@ fn phase_done(name: &str, since: Instant) {
     }
 }
 
-pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
+pub fn solve(args: SolveArgs) -> anyhow::Result<()> {
     let start = Instant::now();
     let puzzle = load_puzzle(&args.puzzle)?;
     phase_done("parse", start);
@@ -373,7 +372,7 @@ pub fn solve(args: SolveArgs) -> anyhow::Result<ExitCode> {
     let start = Instant::now();
     report.print(args.json)?;
     phase_done("print", start);
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 fn encoding(arg: Option<EncodingArg>) -> Encoding {
@@ -733,7 +732,7 @@ fn pick_models(puzzle: &Puzzle, n: Option<usize>) -> anyhow::Result<Vec<SatModel
     Ok(vec![model])
 }
 
-pub fn cnf(args: CnfArgs) -> anyhow::Result<ExitCode> {
+pub fn cnf(args: CnfArgs) -> anyhow::Result<()> {
     let puzzle = load_puzzle(&args.puzzle)?;
     // Past the exact bound only a path that stays put once solved
     // reaches the goal at `k`.
@@ -744,7 +743,7 @@ pub fn cnf(args: CnfArgs) -> anyhow::Result<ExitCode> {
     let k = args.bound.or(system.bound).unwrap_or(0);
     let text = bmc::dimacs(&system, k, encoding(args.encoding))?;
     deliver(&text, args.output.as_deref())?;
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// What `solve` and `trace` print.
