@@ -466,6 +466,12 @@ impl Domains {
                     if self.entailed[m.trans_key(a, t)] {
                         return true;
                     }
+                    // A clause: a side that cannot be false, as the
+                    // evaluator finds, in a few look-ups.
+                    let sides = m.trans_clause[a].and_then(|c| self.clause_sides(&c, &before));
+                    if let Some([(_, a_f), (_, b_f)]) = sides {
+                        return !a_f || !b_f;
+                    }
                     let (yes, no) = self.truth(&m.prog, m.trans_n[a], &before);
                     yes && !no
                 });
@@ -780,13 +786,24 @@ impl Domains {
         }
     }
 
+    /// Whether each side of `clause` may be true, may be false under
+    /// `ctx` (which fixes nothing); `None` for an implication with a side
+    /// that has no value left (see [`Clause::implies`]).
+    #[inline(always)]
+    fn clause_sides(&self, clause: &Clause, ctx: &Ctx) -> Option<[(bool, bool); 2]> {
+        let sides = clause.lits.map(|l| self.lit_truth(l, ctx));
+        let empty = sides.contains(&(false, false));
+        (!(clause.implies && empty)).then_some(sides)
+    }
+
     /// The support check of `x` (read in the next state when `next`)
     /// against `clause` under `ctx` (key `key` in [`Domains::entailed`]):
     /// remembered as entailed when a side cannot be false (an empty set
     /// cannot be either); else the values of `x` that make its side
     /// false are cleared in `alive` when the other side cannot be true.
     /// What [`Domains::entails`] and [`Domains::filter`] would find, in
-    /// a few look-ups and with no record of what was checked.
+    /// a few look-ups and with no record of what was checked. `false`
+    /// (nothing done) where [`Domains::clause_sides`] has no answer.
     fn clause_support(
         &mut self,
         clause: Clause,
@@ -795,31 +812,31 @@ impl Domains {
         next: bool,
         ctx: &Ctx,
         alive: &mut [bool],
-    ) {
-        self.work += 3;
-        let [a, b] = clause.0;
-        let (mine, other) = match a.var == x {
-            true => (a, b),
-            false => (b, a),
+    ) -> bool {
+        let Some(sides) = self.clause_sides(&clause, ctx) else {
+            return false;
         };
-        debug_assert!(mine.var == x && mine.next == next);
-        let (_, mine_f) = self.lit_truth(mine, ctx);
-        let (other_t, other_f) = self.lit_truth(other, ctx);
+        self.work += 3;
+        let mine = usize::from(clause.lits[0].var != x);
+        let lit = clause.lits[mine];
+        debug_assert!(lit.var == x && lit.next == next);
+        let ((_, mine_f), (other_t, other_f)) = (sides[mine], sides[1 - mine]);
         if !mine_f || !other_f {
             self.entailed[key] = true;
-            return;
+            return true;
         }
         if other_t {
-            return;
+            return true;
         }
         // Only the values that make `x`'s side true are left.
-        let keep = |j: usize| (mine.j == Some(j as u32)) != mine.negated;
+        let keep = |j: usize| (lit.j == Some(j as u32)) != lit.negated;
         for (j, a) in alive.iter_mut().enumerate() {
             if *a && !keep(j) {
                 *a = false;
                 self.cleared = true;
             }
         }
+        true
     }
 
     /// Whether the accumulator `acc` of `v` can make `v` true, and false,
@@ -962,10 +979,11 @@ impl Domains {
                 let r = &m.trans_reads[*c];
                 let key = m.trans_key(*c, t - 1);
                 if let Some(clause) = m.trans_clause[*c] {
-                    if !self.entailed[key] {
-                        self.clause_support(clause, key, x, true, &before, alive);
+                    if self.entailed[key]
+                        || self.clause_support(clause, key, x, true, &before, alive)
+                    {
+                        continue;
                     }
-                    continue;
                 }
                 let deps: [Dep; 2] = [(&r.cur, &r.cur_class, t - 1), (&r.next, &r.next_class, t)];
                 if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
@@ -1010,10 +1028,11 @@ impl Domains {
                 let r = &m.trans_reads[*c];
                 let key = m.trans_key(*c, t);
                 if let Some(clause) = m.trans_clause[*c] {
-                    if !self.entailed[key] {
-                        self.clause_support(clause, key, x, false, &after, alive);
+                    if self.entailed[key]
+                        || self.clause_support(clause, key, x, false, &after, alive)
+                    {
+                        continue;
                     }
-                    continue;
                 }
                 let deps: [Dep; 2] = [(&r.cur, &r.cur_class, t), (&r.next, &r.next_class, t + 1)];
                 if self.entailed[key] || self.up_to_date(*slot, x, t, &deps) {
@@ -1368,6 +1387,83 @@ mod tests {
             seen += m.next_accum.iter().flatten().count();
         }
         assert!(seen > 100, "only {seen} accumulators recognised");
+    }
+
+    /// Two-literal transition clauses of every form (`!(a & b)`, `a | b`,
+    /// `a -> b`, sides over the current and the next state, negated or
+    /// not) give the sets and the `holds` the evaluator gives, also where
+    /// an invariant leaves a copy no value.
+    #[test]
+    fn clauses_of_every_form_give_the_sets_the_evaluator_gives() {
+        let lit = |e: Expr, negated: bool| match negated {
+            true => Expr::negate(e),
+            false => e,
+        };
+        let mut checked = 0;
+        for form in 0..3 {
+            for bits in 0..16u32 {
+                let mut sys = System::default();
+                let x = sys.add_var("x", Domain::Range { lo: 0, hi: 3 }, false);
+                let b = sys.add_var("b", Domain::Bool, false);
+                sys.init_assign.push(Assign {
+                    var: x,
+                    value: Expr::int(0),
+                });
+                sys.next_assign.push(Assign {
+                    var: x,
+                    value: Expr::Set((0..4).map(Expr::int).collect()),
+                });
+                let (xn, bn) = (bits & 1 == 1, bits & 2 == 2);
+                let xe = Expr::eq(if xn { Expr::next(x) } else { Expr::var(x) }, Expr::int(2));
+                let be = if bn { Expr::next(b) } else { Expr::var(b) };
+                let (p, q) = (lit(xe, bits & 4 == 4), lit(be, bits & 8 == 8));
+                let expr = match form {
+                    0 => Expr::negate(Expr::And(vec![p, q])),
+                    1 => Expr::Or(vec![p, q]),
+                    _ => Expr::implies(p, q),
+                };
+                sys.trans.push(Constraint {
+                    label: "clause".into(),
+                    expr,
+                });
+                // `x` is never 3; with `unsat`, it has no value at step 0
+                // (an empty side for the clause there).
+                for unsat in [false, true] {
+                    let mut sys = sys.clone();
+                    sys.invar.push(Constraint {
+                        label: "pinned".into(),
+                        expr: Expr::negate(Expr::eq(Expr::var(x), Expr::int(3))),
+                    });
+                    if unsat {
+                        sys.invar.push(Constraint {
+                            label: "empty".into(),
+                            expr: Expr::negate(Expr::eq(Expr::var(x), Expr::int(0))),
+                        });
+                    }
+                    sys.goal = Expr::eq(Expr::var(x), Expr::int(2));
+                    let model = Model::new(&sys, 2, &[]);
+                    assert!(model.trans_clause[0].is_some(), "form {form}, bits {bits}");
+                    for k in 0..4 {
+                        let fast = Domains::compute(&sys, k);
+                        GENERIC_ONLY.set(true);
+                        let slow = Domains::compute(&sys, k);
+                        GENERIC_ONLY.set(false);
+                        for v in [x, b] {
+                            for t in 0..=k {
+                                let at =
+                                    format!("form {form}, bits {bits}, {unsat}, k {k}, {v:?}@{t}");
+                                assert_eq!(fast.allowed(v, t), slow.allowed(v, t), "{at}");
+                            }
+                        }
+                        for t in 0..k {
+                            assert_eq!(fast.holds(true, 0, t), slow.holds(true, 0, t));
+                        }
+                        checked += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 3 * 16 * 2 * 4);
     }
 
     /// A counter `x` on a line `0..=5` that moves by one (or stays), must

@@ -515,11 +515,18 @@ impl Lit {
 /// Its checks are a few look-ups ([`Domains::clause_support`](super::Domains::clause_support)), the same
 /// as evaluating it, as [`Accumulator`]s are.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Clause(pub(super) [Lit; 2]);
+pub(super) struct Clause {
+    pub(super) lits: [Lit; 2],
+    /// It is `a -> b` (`lits` are `!a`, `b`): with no value left on a
+    /// side the evaluator's answer is not the other forms' (it is then
+    /// evaluated as it is).
+    pub(super) implies: bool,
+}
 
 impl Clause {
     fn of(p: &Program, n: NodeId) -> Option<Clause> {
         let pair = |a: NodeId, b: NodeId| Some([Lit::of(p, a)?, Lit::of(p, b)?]);
+        let implies = matches!(p.nodes[n as usize], Node::Implies(..));
         let lits = match p.nodes[n as usize] {
             Node::Not(a) => match p.nodes[a as usize] {
                 Node::And(xs) => match p.kids[xs.range()] {
@@ -538,7 +545,7 @@ impl Clause {
             }
             _ => return None,
         };
-        (lits[0].var != lits[1].var).then_some(Clause(lits))
+        (lits[0].var != lits[1].var).then_some(Clause { lits, implies })
     }
 }
 
