@@ -859,11 +859,37 @@ impl System {
                 (Some(x), Some(y)) => Ok(same(x, y)),
                 _ => self.eval_node(cur, nxt, e),
             },
-            // `!(a & b)`: one call, for the conjunction.
-            Expr::Not(a) => Ok(!self.eval_node(cur, nxt, a)?),
+            // `!(a & b)`: the conjunction's leaves in this frame too (a
+            // grid path's no-revisit TRANS, one per cell and step).
+            Expr::Not(a) => match &**a {
+                Expr::And(xs) => {
+                    for x in xs {
+                        if !self.leaf_bool(cur, nxt, x)? {
+                            return Ok(true);
+                        }
+                    }
+                    Ok(false)
+                }
+                _ => Ok(!self.eval_node(cur, nxt, a)?),
+            },
             Expr::Lt(p, q) | Expr::Le(p, q) => match int_operands(cur, nxt, p, q) {
                 Some((x, y)) => Ok(x < y || (x == y && matches!(e, Expr::Le(..)))),
                 None => self.eval_node(cur, nxt, e),
+            },
+            _ => self.eval_node(cur, nxt, e),
+        }
+    }
+
+    /// [`Self::eval_bool`] of a boolean variable or of `x = c` between
+    /// operands in this frame, of any other node through
+    /// [`Self::eval_node`].
+    #[inline(always)]
+    fn leaf_bool(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<bool, Why> {
+        match e {
+            Expr::Var(v) => as_bool(&cur[v.index()]),
+            Expr::Eq(p, q) => match (operand(cur, nxt, p), operand(cur, nxt, q)) {
+                (Some(x), Some(y)) => Ok(same(x, y)),
+                _ => self.eval_node(cur, nxt, e),
             },
             _ => self.eval_node(cur, nxt, e),
         }
