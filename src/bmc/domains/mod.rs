@@ -791,9 +791,10 @@ impl Domains {
     /// that has no value left (see [`Clause::implies`]).
     #[inline(always)]
     fn clause_sides(&self, clause: &Clause, ctx: &Ctx) -> Option<[(bool, bool); 2]> {
-        let sides = clause.lits.map(|l| self.lit_truth(l, ctx));
-        let empty = sides.contains(&(false, false));
-        (!(clause.implies && empty)).then_some(sides)
+        let a = self.lit_truth(clause.lits[0], ctx);
+        let b = self.lit_truth(clause.lits[1], ctx);
+        let empty = a == (false, false) || b == (false, false);
+        (!(clause.implies && empty)).then_some([a, b])
     }
 
     /// The support check of `x` (read in the next state when `next`)
