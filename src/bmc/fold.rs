@@ -236,8 +236,14 @@ impl<S: Sink> Unroller<'_, S> {
         for (g, v) in arms {
             let hit = match g.as_var_eq_const() {
                 Some((x, c)) => {
+                    // (Two copies of a variable compared in this frame:
+                    // the derived comparison is a call per arm.)
+                    let same = |y: &Expr| match (y, x) {
+                        (Expr::Var(a), Expr::Var(b)) | (Expr::Next(a), Expr::Next(b)) => a == b,
+                        _ => y == x,
+                    };
                     let xv = match last {
-                        Some((y, f)) if y == x => f,
+                        Some((y, f)) if same(y) => f,
                         _ => {
                             let f = self.fold_leaf(x, at)?;
                             last = Some((x, f));
