@@ -26,12 +26,16 @@
 //! disjunct that does not read `x` may be true, since then no value of
 //! `x` can make the whole false ([`Program::disjuncts`]); an image is
 //! recomputed only when its inputs changed, and an assignment is looked
-//! at only when a variable it reads (or assigns) lost a value at the
-//! steps it reads since the step's images were last visited
-//! ([`Watch`]); a run of `x = c` guards in a
-//! `case` is a table look-up on `x`; the image of an accumulator
-//! `next(v) := v | next(x) = c`, and whether it meets a value, are a few
-//! look-ups ([`Accumulator`]). Expressions are compiled once
+//! at only when a variable it reads lost a value at the steps it reads
+//! since the step's images were last visited ([`Watch`]; not when its own
+//! variable did: what is left of it is still inside the image); a run of
+//! `x = c` guards in a `case` is a table look-up on `x`; the image of an
+//! accumulator `next(v) := v | next(x) = c`, and the support checks of
+//! `x` and `v` through it, are a few look-ups ([`Accumulator`]), and so
+//! are the checks of a transition atom that is a clause of two literals
+//! (`!(next(x) = c & v)`: [`Clause`]); atoms that share a disjunct or a
+//! premise (`a -> (b1 & b2 & …)` is split into `a -> bi`) are all found
+//! entailed at a step by one look at it ([`model::Group`]). Expressions are compiled once
 //! ([`crate::bmc::program`]): value sets are bitsets in one arena (no
 //! allocation per evaluation), `x = c` knows `c`'s value index, and a
 //! DEFINE's truth value is remembered until the next removal. The tables
@@ -608,7 +612,7 @@ impl Domains {
         }
         let mut changed = false;
         for (i, a) in assigns.iter().enumerate() {
-            if !wake[i] || (sys.var(a.var).frozen && t > 0) {
+            if !wake[i] || (self.frozen[a.var.index()] && t > 0) {
                 continue;
             }
             let acc = match t {
@@ -686,14 +690,17 @@ impl Domains {
         let x_at = self.at(acc.x, sx);
         let hit = acc.j.is_some_and(|j| self.bits[x_at + j as usize]);
         let other = self.counts[self.copy_index(acc.x, sx)] > hit as u32;
-        let was = self.at(v, self.step_of(v, t - 1));
+        // `v` is not frozen (its image is not looked at past step 0): its
+        // copies at `t - 1` and `t` are a frame apart.
+        debug_assert!(!self.frozen[v.index()]);
+        let here = self.at(v, t);
+        let was = here - self.frame;
         let (t_may, f_may) = match (self.bits[was], other) {
             (true, true) => (self.bits[was + 1] || hit, true),
             _ => (true, false),
         };
         // Most images take nothing away (or what is gone already): no
         // call then.
-        let here = self.at(v, self.step_of(v, t));
         let may = [f_may, t_may];
         let takes = |j: usize| !may[j] && self.bits[here + j];
         (takes(0) || takes(1)) && self.remove_all(v, t, |_, j| !may[j])
