@@ -854,11 +854,6 @@ impl System {
     #[inline(always)]
     fn eval_bool(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<bool, Why> {
         match e {
-            Expr::Var(v) => as_bool(&cur[v.index()]),
-            Expr::Eq(p, q) => match (operand(cur, nxt, p), operand(cur, nxt, q)) {
-                (Some(x), Some(y)) => Ok(same(x, y)),
-                _ => self.eval_node(cur, nxt, e),
-            },
             // `!(a & b)`: the conjunction's leaves in this frame too (a
             // grid path's no-revisit TRANS, one per cell and step).
             Expr::Not(a) => match &**a {
@@ -876,7 +871,7 @@ impl System {
                 Some((x, y)) => Ok(x < y || (x == y && matches!(e, Expr::Le(..)))),
                 None => self.eval_node(cur, nxt, e),
             },
-            _ => self.eval_node(cur, nxt, e),
+            _ => self.leaf_bool(cur, nxt, e),
         }
     }
 

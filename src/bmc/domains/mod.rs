@@ -620,7 +620,7 @@ impl Domains {
                 _ => m.next_accum[i],
             };
             if let Some(acc) = acc {
-                if self.accumulate(acc, a.var, t) {
+                if self.accumulate(acc, a.var, t, &ctx) {
                     changed = true;
                     watch_here.readers[a.var.index()]
                         .iter()
@@ -680,29 +680,16 @@ impl Domains {
     }
 
     /// Narrows `v` at `t` (> 0) to the image of its accumulator `acc`
-    /// ([`Domains::accumulator_image`] with nothing fixed, read straight
-    /// off the sets: this runs for every flag of a grid path at every
-    /// step whose position changed). Whether anything was removed.
-    fn accumulate(&mut self, acc: Accumulator, v: VarId, t: usize) -> bool {
+    /// ([`Domains::accumulator_image`]; `ctx` fixes nothing). Whether
+    /// anything was removed.
+    fn accumulate(&mut self, acc: Accumulator, v: VarId, t: usize, ctx: &Ctx) -> bool {
         // The three nodes the expression has.
         self.work += 3;
-        let sx = self.step_of(acc.x, t);
-        let x_at = self.at(acc.x, sx);
-        let hit = acc.j.is_some_and(|j| self.bits[x_at + j as usize]);
-        let other = self.counts[self.copy_index(acc.x, sx)] > hit as u32;
-        // `v` is not frozen (its image is not looked at past step 0): its
-        // copies at `t - 1` and `t` are a frame apart.
-        debug_assert!(!self.frozen[v.index()]);
-        let here = self.at(v, t);
-        let was = here - self.frame;
-        let (t_may, f_may) = match (self.bits[was], other) {
-            (true, true) => (self.bits[was + 1] || hit, true),
-            _ => (true, false),
-        };
+        let (t_may, f_may) = self.accumulator_image(acc, v, t, ctx);
         // Most images take nothing away (or what is gone already): no
         // call then.
         let may = [f_may, t_may];
-        let takes = |j: usize| !may[j] && self.bits[here + j];
+        let takes = |j: usize| !may[j] && self.ok(ctx, v, t, j);
         (takes(0) || takes(1)) && self.remove_all(v, t, |_, j| !may[j])
     }
 

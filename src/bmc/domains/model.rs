@@ -19,9 +19,9 @@ use crate::ir::{Expr, System, Value, VarId};
 struct Atom<'e> {
     prefix: Vec<(&'e Expr, bool)>,
     leaf: &'e Expr,
-    /// The outermost prefix entry, when there is one, and the atoms (by
-    /// index) it was distributed over: all of them hold once it does.
-    group: Option<(&'e Expr, bool, std::ops::Range<usize>)>,
+    /// The atoms (by index) the outermost prefix entry (`prefix[0]`)
+    /// was distributed over: all of them hold once it does.
+    group: Option<std::ops::Range<usize>>,
 }
 
 impl<'e> Atom<'e> {
@@ -57,7 +57,7 @@ fn atoms<'e>(
         prefix.pop();
         let to = out.len();
         for atom in &mut out[from..to] {
-            atom.group = Some((a, premise, from..to));
+            atom.group = Some(from..to);
         }
     };
     match e {
@@ -789,13 +789,13 @@ impl<'s> Model<'s> {
         let mut group_of = |atoms: &[Atom]| {
             let mut of = vec![u32::MAX; atoms.len()];
             for (i, a) in atoms.iter().enumerate() {
-                match &a.group {
-                    Some((e, premise, range)) if range.start == i && range.len() > 1 => {
+                match (&a.group, a.prefix.first()) {
+                    (Some(range), Some(&(e, premise))) if range.start == i && range.len() > 1 => {
                         let g = groups.len() as u32;
                         of[range.clone()].iter_mut().for_each(|x| *x = g);
                         groups.push(Group {
                             node: prog.compile(sys, e),
-                            premise: *premise,
+                            premise,
                             atoms: range.clone(),
                         });
                     }
