@@ -799,6 +799,9 @@ impl Domains {
     /// What [`Domains::entails`] and [`Domains::filter`] would find, in
     /// a few look-ups and with no record of what was checked. `false`
     /// (nothing done) where [`Domains::clause_sides`] has no answer.
+    /// Inlined: a 9x9 path checks 75 clauses (one per cell) each time
+    /// it checks its position; the call passed the clause in memory.
+    #[inline(always)]
     fn clause_support(
         &mut self,
         clause: Clause,
