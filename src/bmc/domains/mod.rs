@@ -161,6 +161,9 @@ pub(crate) struct Domains {
     /// empty when the analysis stopped early).
     invar_holds: Vec<bool>,
     trans_holds: Vec<bool>,
+    /// Whether some copy has two values or more left (`None`: not known,
+    /// the analysis stopped early). See [`Domains::open`].
+    open: Option<bool>,
 }
 
 /// A DEFINE's truth value in one context, valid while no value has been
@@ -246,6 +249,7 @@ impl Domains {
             cleared: false,
             invar_holds: Vec::new(),
             trans_holds: Vec::new(),
+            open: None,
         }
     }
 
@@ -403,6 +407,14 @@ impl Domains {
         d
     }
 
+    /// `Some(true)` when some copy (of a variable that is not frozen, or
+    /// of a frozen one at step 0) has two values or more left: then no
+    /// single path is read off the sets. `None` when not known (the
+    /// analysis stopped early).
+    pub fn open(&self) -> Option<bool> {
+        self.open
+    }
+
     /// Whether INVAR `c` (`trans: false`) or TRANS `c` (`trans: true`,
     /// from `step` to `step + 1`) holds in every state the sets allow at
     /// `step`: then encoding it adds no constraint on the allowed values
@@ -427,7 +439,9 @@ impl Domains {
         // ([`crate::bmc::unroll::Unroller::determined`]), nothing is encoded.
         let n = sys.vars.len();
         let single = |(i, &c): (usize, &u32)| c <= 1 || (i >= n && self.frozen[i % n]);
-        if self.counts.iter().enumerate().all(single) {
+        let open = !self.counts.iter().enumerate().all(single);
+        self.open = Some(open);
+        if !open {
             return;
         }
         let n = sys.invar.len();
