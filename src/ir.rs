@@ -892,6 +892,9 @@ impl System {
     /// [`Self::eval_node`].
     #[inline(always)]
     fn leaf_bool(&self, cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Result<bool, Why> {
+        if let Some(holds) = int_eq(cur, nxt, e) {
+            return Ok(holds);
+        }
         match e {
             Expr::Var(v) => as_bool(&cur[v.index()]),
             Expr::Eq(p, q) => match (operand(cur, nxt, p), operand(cur, nxt, q)) {
@@ -976,7 +979,7 @@ impl System {
                 for (g, v) in arms {
                     // A guard `x = c` on an integer (a transition table's:
                     // one arm per cell) is read straight from the state.
-                    let hit = match int_eq(cur, g) {
+                    let hit = match int_eq(cur, nxt, g) {
                         Some(hit) => hit,
                         None => self.eval_bool(cur, nxt, g)?,
                     };
@@ -1119,19 +1122,26 @@ fn operand<'a>(cur: &'a [Value], nxt: Option<&'a [Value]>, e: &'a Expr) -> Optio
     }
 }
 
-/// Whether guard `g`, when it is `x = c` between an integer variable of
-/// `cur` and an integer constant, holds (what [`System::eval_bool`] says
-/// of it, in a few instructions); `None` for any other guard.
+/// Whether `e`, when it is `x = c` or `next(x) = c` between an integer
+/// variable and an integer constant, holds (what [`System::eval_bool`]
+/// says of it, in a few instructions: a transition table's guards, a
+/// grid path's `next(pos) = c`, one per cell and step); `None` for any
+/// other expression, or a value that is no integer.
 #[inline(always)]
-fn int_eq(cur: &[Value], g: &Expr) -> Option<bool> {
-    let Expr::Eq(p, q) = g else {
+fn int_eq(cur: &[Value], nxt: Option<&[Value]>, e: &Expr) -> Option<bool> {
+    let Expr::Eq(p, q) = e else {
         return None;
     };
-    match (&**p, &**q) {
-        (Expr::Var(x), Expr::Const(Value::Int(c))) => match cur.get(x.index())? {
-            Value::Int(y) => Some(y == c),
-            _ => None,
-        },
+    let Expr::Const(Value::Int(c)) = &**q else {
+        return None;
+    };
+    let x = match &**p {
+        Expr::Var(x) => cur.get(x.index())?,
+        Expr::Next(x) => nxt?.get(x.index())?,
+        _ => return None,
+    };
+    match x {
+        Value::Int(y) => Some(y == c),
         _ => None,
     }
 }
@@ -1231,6 +1241,49 @@ mod tests {
         });
         sys.goal = sys.add_define("goal", Expr::eq(Expr::var(x), Expr::int(3)));
         (sys, x)
+    }
+
+    #[test]
+    fn int_eq_says_what_the_generic_comparison_says() {
+        // `x = c` and `next(x) = c` with every kind of value on either
+        // side, and the reversed and non-constant forms it leaves alone.
+        let values = [
+            Value::Int(1),
+            Value::Int(2),
+            Value::Bool(true),
+            Value::Sym("p".into()),
+        ];
+        let (x, y) = (VarId(0), VarId(1));
+        let mut exprs = Vec::new();
+        for c in &values {
+            let c = Expr::Const(c.clone());
+            exprs.push(Expr::eq(Expr::var(x), c.clone()));
+            exprs.push(Expr::eq(Expr::next(x), c.clone()));
+            exprs.push(Expr::eq(c, Expr::var(x)));
+        }
+        exprs.push(Expr::eq(Expr::var(x), Expr::var(y)));
+        exprs.push(Expr::eq(Expr::var(VarId(7)), Expr::int(1)));
+        let mut decided = 0;
+        for (a, b) in values
+            .iter()
+            .flat_map(|a| values.iter().map(move |b| (a, b)))
+        {
+            let (cur, nxt) = (vec![a.clone(), b.clone()], vec![b.clone(), a.clone()]);
+            for e in &exprs {
+                for n in [Some(nxt.as_slice()), None] {
+                    let Some(fast) = int_eq(&cur, n, e) else {
+                        continue;
+                    };
+                    decided += 1;
+                    let Expr::Eq(p, q) = e else { unreachable!() };
+                    let (p, q) = (operand(&cur, n, p), operand(&cur, n, q));
+                    assert_eq!(Some(fast), p.zip(q).map(|(p, q)| same(p, q)), "{e:?}");
+                    assert!(matches!((p, q), (Some(Value::Int(_)), Some(Value::Int(_)))));
+                }
+            }
+        }
+        // Only the integer pairs: `x` (4 states each way) and `next(x)`.
+        assert_eq!(decided, 2 * 2 * 4 * 2 + 2 * 2 * 4);
     }
 
     #[test]
