@@ -1,7 +1,8 @@
 //! The `checkmate` binary: parses arguments, calls the library, prints
 //! `checkmate: <error>` once and sets the exit code (0 success — including
-//! "no solution exists" —, 1 failure of a tool or limit, 2 bad input, 101
-//! a panic).
+//! "no solution exists" —, 1 failure of a tool or limit, 2 bad input; a
+//! panic prints its message and ends the release build with SIGABRT, as
+//! it is built with `panic = "abort"`, and a build that unwinds with 101).
 //!
 //! It starts as a C program does (`main` below, no Rust runtime set-up):
 //! the runtime's start-up checks the standard descriptors, ignores
@@ -33,8 +34,9 @@ extern "C" fn main(argc: c_int, argv: *const *const c_char) -> c_int {
     // SAFETY: the C runtime passes `argc` NUL-terminated strings in
     // `argv`, which live as long as the process.
     let args = unsafe { arguments(argc, argv) };
-    // A panic must not unwind into the C caller: the message is printed
-    // by the panic hook, and the exit code is the runtime's, 101.
+    // A panic must not unwind into the C caller (in a build that unwinds:
+    // the release build aborts first): the message is printed by the
+    // panic hook, and the exit code is the runtime's, 101.
     let code = std::panic::catch_unwind(|| run(args)).unwrap_or(101);
     std::process::exit(code)
 }
