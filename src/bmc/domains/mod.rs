@@ -10,9 +10,8 @@
 //! one set, shared by all steps.
 //!
 //! Invariants: the analysis is an over-approximation (non-relational
-//! abstract interpretation, then arc consistency per step, then probes of
-//! the few copies left open): every value a variable has at some step of
-//! some solution of length `k` stays allowed.
+//! abstract interpretation, then arc consistency per step): every value a
+//! variable has at some step of some solution of length `k` stays allowed.
 //! Encoding only the allowed values therefore neither adds nor removes a
 //! solution. The work is capped ([`BUDGET`] expression nodes); stopping
 //! early only leaves sets larger, which is still sound.
@@ -52,11 +51,8 @@
 //! neighbour changed. A check that is skipped evaluates nothing and adds
 //! nothing to [`Domains::work`]. The order only matters for a system that
 //! has not settled when the passes or the budget run out (it stops where
-//! it is); otherwise the passes end at the greatest common fixed point of
-//! the checks, whatever the order. Then, when the passes leave only a few
-//! copies open, each of their values is probed once, in step and variable
-//! order ([`Domains::probe`]: a value under which the passes empty some
-//! set goes, and the passes run again).
+//! it is); otherwise the result is the greatest common fixed point of the
+//! checks, whatever the order.
 //!
 //! Where things are: this module holds the sets ([`Domains`]) and the
 //! checks that narrow them (images, support, invariants); [`model`] the
@@ -76,11 +72,6 @@ use model::{Accumulator, Class, Clause, Dep, Lit, Model, Parts, Watch, ANY};
 /// The most expression nodes the analysis evaluates (a few hundred
 /// milliseconds in a release build).
 pub(crate) const BUDGET: u64 = 60_000_000;
-
-/// The most copies left open, and values in them, that
-/// [`Domains::probe`] probes (each probe settles a copy of the sets).
-const PROBE_COPIES: usize = 16;
-const PROBE_VALUES: usize = 32;
 
 /// A removal's number (from 1; 0: never): the analysis removes each
 /// value at most once, so the count of values bounds it
@@ -377,35 +368,10 @@ impl Domains {
             d.support(&m, t);
         }
         d.invar_only = false;
-        d.passes(&m, None, stop);
-        if !stop() {
-            d.probe(&m, stop);
-        }
-        if !stop() {
-            d.settle_holds(&m);
-        }
-        d.arena = Vec::new();
-        d
-    }
-
-    /// The passes over the steps: a step is checked again when it or a
-    /// neighbour changed since its last check, alternately forward and
-    /// backward, at most eight passes (or until the budget or `stop`).
-    /// `from`: the one step that changed since the sets last settled
-    /// (`None`: every step).
-    fn passes(&mut self, m: &Model, from: Option<usize>, stop: &dyn Fn() -> bool) {
-        let k = m.k;
         // `changed[t]`: tick of the last change at step t; a step is
         // checked again when it or a neighbour changed since its last check.
         let mut tick = 1u64;
-        let mut changed = match from {
-            None => vec![1u64; k + 1],
-            Some(t) => {
-                let mut c = vec![0u64; k + 1];
-                c[t] = 1;
-                c
-            }
-        };
+        let mut changed = vec![1u64; k + 1];
         let mut checked = vec![0u64; k + 1];
         'passes: for pass in 0..8 {
             let steps: Vec<usize> = if pass % 2 == 0 {
@@ -421,12 +387,12 @@ impl Domains {
                     continue;
                 }
                 checked[t] = tick;
-                if self.image(m, t) | self.support(m, t) {
+                if d.image(&m, t) | d.support(&m, t) {
                     tick += 1;
                     changed[t] = tick;
                     any = true;
                 }
-                if self.work > BUDGET || stop() {
+                if d.work > BUDGET || stop() {
                     break 'passes;
                 }
             }
@@ -434,73 +400,11 @@ impl Domains {
                 break;
             }
         }
-    }
-
-    /// Probes the copies the passes left open, when they are few
-    /// ([`PROBE_COPIES`], [`PROBE_VALUES`]): each value of each is tried
-    /// on a copy of the sets, narrowed to it and settled by the passes
-    /// from its step; a value that leaves some copy without a value has no
-    /// solution through it and is removed (and the passes settle the sets
-    /// again). Sound as the passes are: a solution keeps to the sets under
-    /// the value it has. What the non-relational checks cannot see, a
-    /// probe can: on numbrix-9x9-s1 the passes leave `pos` two values at
-    /// steps 21-24 (two orders of four cells, of which the no-revisit
-    /// constraint allows one), and the solver got 21 variables; one probe
-    /// of step 21 closes them all, and the path is read off the sets
-    /// (16.0M -> 14.8M instructions, no encoding and no solver). Records
-    /// in [`Domains::open`] whether copies are left open when it finds
-    /// none or too many.
-    fn probe(&mut self, m: &Model, stop: &dyn Fn() -> bool) {
-        let n = self.frozen.len();
-        let mut open = Vec::new();
-        let mut values = 0;
-        for (c, &count) in self.counts.iter().enumerate() {
-            // A frozen variable's copy is at step 0 only (its entries at
-            // the other steps are not kept up to date).
-            if count < 2 {
-                continue;
-            }
-            let frozen = self.frozen[c % n];
-            if c < n || !frozen {
-                values += count as usize;
-                // A frozen copy is read at every step: not probed (the
-                // passes from one step would not reach the others).
-                if frozen || open.len() == PROBE_COPIES || values > PROBE_VALUES {
-                    self.open = Some(true);
-                    return;
-                }
-                open.push((VarId((c % n) as u32), c / n));
-            }
+        if !stop() {
+            d.settle_holds(&m);
         }
-        if open.is_empty() {
-            self.open = Some(false);
-            return;
-        }
-        for (x, t) in open {
-            let allowed = self.allowed(x, t);
-            let values: Vec<usize> = (0..allowed.len()).filter(|&j| allowed[j]).collect();
-            if values.len() < 2 {
-                continue; // narrowed by an earlier probe
-            }
-            for j in values {
-                let mut one = self.clone();
-                one.remove_all(x, t, |_, i| i != j);
-                one.passes(m, Some(t), stop);
-                if stop() {
-                    return;
-                }
-                let frozen = |c: usize| c >= n && self.frozen[c % n];
-                if one
-                    .counts
-                    .iter()
-                    .enumerate()
-                    .any(|(c, &count)| count == 0 && !frozen(c))
-                {
-                    self.remove_all(x, t, |_, i| i == j);
-                    self.passes(m, Some(t), stop);
-                }
-            }
-        }
+        d.arena = Vec::new();
+        d
     }
 
     /// `Some(true)` when some copy (of a variable that is not frozen, or
@@ -535,11 +439,7 @@ impl Domains {
         // ([`crate::bmc::unroll::Unroller::determined`]), nothing is encoded.
         let n = sys.vars.len();
         let single = |(i, &c): (usize, &u32)| c <= 1 || (i >= n && self.frozen[i % n]);
-        // Known when the probes found no copy to probe, or too many.
-        let open = match self.open {
-            Some(open) => open,
-            None => !self.counts.iter().enumerate().all(single),
-        };
+        let open = !self.counts.iter().enumerate().all(single);
         self.open = Some(open);
         if !open {
             return;
@@ -1580,39 +1480,6 @@ mod tests {
 
     /// A counter `x` on a line `0..=5` that moves by one (or stays), must
     /// end on 5 at bound 5: at step `t` it can only be `t`.
-    /// The probes decide what the passes leave open: on numbrix-9x9-s1
-    /// the passes leave `pos` two values at four steps (only the
-    /// no-revisit constraint orders those cells). After the probes one
-    /// path is left, and it is a solution (the puzzle's only one): the
-    /// probes removed no value it has. (Their soundness elsewhere: the
-    /// engines' differential tests against brute force.)
-    #[test]
-    fn probes_decide_what_the_passes_leave_open() {
-        let root = env!("CARGO_MANIFEST_DIR");
-        let file = "models/bench/numbrix-9x9-s1.txt";
-        let text = std::fs::read_to_string(format!("{root}/{file}")).unwrap();
-        let puzzle = crate::grid::parse::parse(&text).unwrap();
-        let k = puzzle.open_count() - 1;
-        let sat = crate::grid::strengthen::sat_options(&puzzle);
-        let sys = crate::grid::compile::compile_model(&puzzle, &sat).0;
-        let d = Domains::compute(&sys, k);
-        assert_eq!(d.open(), Some(false), "{file}: copies left open");
-        let states = (0..=k)
-            .map(|t| {
-                let value = |(i, var): (usize, &crate::ir::Var)| {
-                    let j = d.only(VarId(i as u32), t).expect("one value");
-                    crate::bmc::unroll::nth_value(&var.domain, j)
-                };
-                sys.vars.iter().enumerate().map(value).collect()
-            })
-            .collect();
-        let trace = crate::ir::Trace {
-            states,
-            loop_start: None,
-        };
-        assert_eq!(sys.check(&trace), Ok(()), "{file}");
-    }
-
     #[test]
     fn forward_and_backward_reachability_pin_a_walk() {
         let mut sys = System::default();
