@@ -511,7 +511,9 @@ impl<'s, S: Sink> Unroller<'s, S> {
             // Pruned to one value (most copies of a grid path once the
             // domains are known): a constant, as `frame_copy` makes it
             // (nothing is forced while the domains cover the step),
-            // without its other looks.
+            // without its other looks. Here, not first thing in
+            // `frame_copy`: there (inlined, the alias look after it)
+            // numbrix-9x9-s1 took 0.2M instructions more.
             if covered {
                 if let Some(index) = domains.as_ref().and_then(|d| d.only(id, step)) {
                     self.note_fixed(id, step, index);
