@@ -10,8 +10,9 @@
 //! one set, shared by all steps.
 //!
 //! Invariants: the analysis is an over-approximation (non-relational
-//! abstract interpretation, then arc consistency per step): every value a
-//! variable has at some step of some solution of length `k` stays allowed.
+//! abstract interpretation, then arc consistency per step, then probes of
+//! the few copies left open): every value a variable has at some step of
+//! some solution of length `k` stays allowed.
 //! Encoding only the allowed values therefore neither adds nor removes a
 //! solution. The work is capped ([`BUDGET`] expression nodes); stopping
 //! early only leaves sets larger, which is still sound.
@@ -51,8 +52,11 @@
 //! neighbour changed. A check that is skipped evaluates nothing and adds
 //! nothing to [`Domains::work`]. The order only matters for a system that
 //! has not settled when the passes or the budget run out (it stops where
-//! it is); otherwise the result is the greatest common fixed point of the
-//! checks, whatever the order.
+//! it is); otherwise the passes end at the greatest common fixed point of
+//! the checks, whatever the order. Then, when the passes leave only a few
+//! copies open, each of their values is probed once, in step and variable
+//! order ([`Domains::probe`]: a value under which the passes empty some
+//! set goes, and the passes run again).
 //!
 //! Where things are: this module holds the sets ([`Domains`]) and the
 //! checks that narrow them (images, support, invariants); [`model`] the
@@ -73,9 +77,17 @@ use model::{Accumulator, Class, Clause, Dep, Lit, Model, Parts, Watch, ANY};
 /// milliseconds in a release build).
 pub(crate) const BUDGET: u64 = 60_000_000;
 
-/// A removal's number (from 1; 0: never): the analysis removes each
-/// value at most once, so the count of values bounds it
-/// ([`Domains::compute_skipping`] does not start when they would not fit).
+/// The most copies left open, and values in them, that
+/// [`Domains::probe`] probes (each value's probe settles the sets once
+/// more).
+const PROBE_COPIES: usize = 16;
+const PROBE_VALUES: usize = 32;
+
+/// A removal's number (from 1; 0: never): the passes remove each value
+/// at most once, so the count of values bounds their ticks
+/// ([`Domains::compute_skipping`] does not start when they would not fit);
+/// a probe gives back what it removed, and starts only while its ticks
+/// fit too ([`Domains::probe`]).
 type Tick = u32;
 
 /// No single value left (in [`Domains`]' `single`).
@@ -164,6 +176,18 @@ pub(crate) struct Domains {
     /// Whether some copy has two values or more left (`None`: not known,
     /// the analysis stopped early). See [`Domains::open`].
     open: Option<bool>,
+    /// While a probe runs ([`Domains::probe`]): what it changed, to be
+    /// undone when it ends (`None`: no probe running).
+    trail: Option<Trail>,
+}
+
+/// What a probe changed, to be undone ([`Domains::undo`]): its removals
+/// are those after tick `since` (the copies' ticks tell them), and the
+/// atoms it found entailed are listed.
+#[derive(Clone, Debug, Default)]
+struct Trail {
+    since: Tick,
+    entailed: Vec<u32>,
 }
 
 /// A DEFINE's truth value in one context, valid while no value has been
@@ -250,6 +274,7 @@ impl Domains {
             invar_holds: Vec::new(),
             trans_holds: Vec::new(),
             open: None,
+            trail: None,
         }
     }
 
@@ -368,10 +393,35 @@ impl Domains {
             d.support(&m, t);
         }
         d.invar_only = false;
+        d.passes(&m, None, stop);
+        if !stop() {
+            d.probe(&m, stop);
+        }
+        if !stop() {
+            d.settle_holds(&m);
+        }
+        d.arena = Vec::new();
+        d
+    }
+
+    /// The passes over the steps: a step is checked again when it or a
+    /// neighbour changed since its last check, alternately forward and
+    /// backward, at most eight passes (or until the budget or `stop`).
+    /// `from`: the one step that changed since the sets last settled
+    /// (`None`: every step).
+    fn passes(&mut self, m: &Model, from: Option<usize>, stop: &dyn Fn() -> bool) {
+        let k = m.k;
         // `changed[t]`: tick of the last change at step t; a step is
         // checked again when it or a neighbour changed since its last check.
         let mut tick = 1u64;
-        let mut changed = vec![1u64; k + 1];
+        let mut changed = match from {
+            None => vec![1u64; k + 1],
+            Some(t) => {
+                let mut c = vec![0u64; k + 1];
+                c[t] = 1;
+                c
+            }
+        };
         let mut checked = vec![0u64; k + 1];
         'passes: for pass in 0..8 {
             let steps: Vec<usize> = if pass % 2 == 0 {
@@ -387,12 +437,17 @@ impl Domains {
                     continue;
                 }
                 checked[t] = tick;
-                if d.image(&m, t) | d.support(&m, t) {
+                if self.image(m, t) | self.support(m, t) {
                     tick += 1;
                     changed[t] = tick;
                     any = true;
                 }
-                if d.work > BUDGET || stop() {
+                if self.work > BUDGET || stop() {
+                    break 'passes;
+                }
+                // A probe ends at its first empty set (the checks of `t`
+                // remove values at `t`, or of a frozen copy at step 0).
+                if self.trail.is_some() && self.emptied(t) {
                     break 'passes;
                 }
             }
@@ -400,11 +455,134 @@ impl Domains {
                 break;
             }
         }
-        if !stop() {
-            d.settle_holds(&m);
+    }
+
+    /// Probes the copies the passes left open, when they are few
+    /// ([`PROBE_COPIES`], [`PROBE_VALUES`]): each value of each is tried
+    /// on the sets, narrowed to it and settled by the passes from its
+    /// step, then every removal of the probe is undone ([`Domains::undo`]).
+    /// A value under which some copy loses its last value has no solution
+    /// through it and is removed (and the passes settle the sets again).
+    /// Sound as the passes are: a solution keeps to the sets under the
+    /// value it has. What the non-relational checks cannot see, a probe
+    /// can: on numbrix-9x9-s1 the passes leave `pos` two values at steps
+    /// 21-24 (two orders of four cells, of which the no-revisit constraint
+    /// allows one), and the solver got 21 variables; one probe of step 21
+    /// closes them all, and the path is read off the sets (no encoding and
+    /// no solver). The probe works on the sets themselves, not a copy: a
+    /// copy (~0.8 MB on a 9x9) took the heap past its first huge page,
+    /// and the kernel's zeroing of a second one cost what the probe saved.
+    /// Records in [`Domains::open`] whether copies are left open when it
+    /// finds none or too many.
+    fn probe(&mut self, m: &Model, stop: &dyn Fn() -> bool) {
+        let n = self.frozen.len();
+        let mut open = Vec::new();
+        let mut values = 0;
+        for (c, &count) in self.counts.iter().enumerate() {
+            // A frozen variable's copy is at step 0 only (its entries at
+            // the other steps are not kept up to date).
+            if count < 2 {
+                continue;
+            }
+            let frozen = self.frozen[c % n];
+            if c < n || !frozen {
+                values += count as usize;
+                // A frozen copy is read at every step: not probed (the
+                // passes from one step would not reach the others).
+                if frozen || open.len() == PROBE_COPIES || values > PROBE_VALUES {
+                    self.open = Some(true);
+                    return;
+                }
+                open.push((VarId((c % n) as u32), c / n));
+            }
         }
-        d.arena = Vec::new();
-        d
+        if open.is_empty() {
+            self.open = Some(false);
+            return;
+        }
+        for (x, t) in open {
+            let allowed = self.allowed(x, t);
+            let values: Vec<usize> = (0..allowed.len()).filter(|&j| allowed[j]).collect();
+            if values.len() < 2 {
+                continue; // narrowed by an earlier probe
+            }
+            for j in values {
+                if self.counts[self.copy_index(x, t)] < 2 {
+                    break; // closed since
+                }
+                if !self.allowed(x, t)[j] {
+                    continue; // gone since
+                }
+                // A removal takes a tick, at most one per value: the
+                // probe's, then the passes' after it (and the undo one).
+                if self.tick as usize + 2 * self.bits.len() + 2 >= Tick::MAX as usize {
+                    return;
+                }
+                self.trail = Some(Trail {
+                    since: self.tick,
+                    ..Trail::default()
+                });
+                self.remove_all(x, t, |_, i| i != j);
+                self.passes(m, Some(t), stop);
+                let wiped = self.undo();
+                if stop() {
+                    return;
+                }
+                if wiped {
+                    self.remove_all(x, t, |_, i| i == j);
+                    self.passes(m, Some(t), stop);
+                }
+            }
+        }
+    }
+
+    /// Whether some copy at `t` (of a variable that is not frozen), or of
+    /// any variable at step 0, has no value left.
+    fn emptied(&self, t: usize) -> bool {
+        let n = self.frozen.len();
+        let here = self.counts[t * n..(t + 1) * n].iter().zip(&self.frozen);
+        self.counts[..n].contains(&0) || here.into_iter().any(|(&c, &f)| c == 0 && !f)
+    }
+
+    /// Ends a probe: gives back every value removed and every atom found
+    /// entailed since it started, and marks the copies given values back
+    /// as changed (with a tick of their own), so that a check that last
+    /// looked at them during the probe looks again. The other records
+    /// stay: a check found up to date only removes nothing (sound
+    /// whatever the sets), and a DEFINE's memo is only read at the tick
+    /// it was made. Whether the probe emptied some copy.
+    fn undo(&mut self) -> bool {
+        let Some(trail) = self.trail.take() else {
+            return false;
+        };
+        let tick = self.tick + 1;
+        let n = self.frozen.len();
+        let mut wiped = false;
+        for c in 0..self.changed.len() {
+            if self.changed[c] <= trail.since {
+                continue;
+            }
+            let (var, s) = (VarId((c % n) as u32), c / n);
+            wiped |= self.counts[c] == 0;
+            let at = self.at(var, s);
+            let mut back = 0;
+            for j in 0..self.sizes[var.index()] {
+                if self.gone[at + j] > trail.since {
+                    self.gone[at + j] = 0;
+                    self.bits[at + j] = true;
+                    back += 1;
+                }
+            }
+            self.counts[c] += back;
+            self.single[c] = self.single_left(var, s, self.counts[c]);
+            self.changed[c] = tick;
+            self.step_changed[s] = tick;
+        }
+        for &key in &trail.entailed {
+            self.entailed[key as usize] = false;
+        }
+        self.tick = tick;
+        wiped
     }
 
     /// `Some(true)` when some copy (of a variable that is not frozen, or
@@ -439,7 +617,11 @@ impl Domains {
         // ([`crate::bmc::unroll::Unroller::determined`]), nothing is encoded.
         let n = sys.vars.len();
         let single = |(i, &c): (usize, &u32)| c <= 1 || (i >= n && self.frozen[i % n]);
-        let open = !self.counts.iter().enumerate().all(single);
+        // Known when the probes found no copy to probe, or too many.
+        let open = match self.open {
+            Some(open) => open,
+            None => !self.counts.iter().enumerate().all(single),
+        };
         self.open = Some(open);
         if !open {
             return;
@@ -528,6 +710,15 @@ impl Domains {
         self.counts[c] -= removed;
         self.single[c] = self.single_left(var, s, self.counts[c]);
         true
+    }
+
+    /// Remembers atom `key` as entailed (on the probe's trail, if one
+    /// runs: it may not be once the probe's removals are undone).
+    fn entail(&mut self, key: usize) {
+        self.entailed[key] = true;
+        if let Some(trail) = &mut self.trail {
+            trail.entailed.push(key as u32);
+        }
     }
 
     /// The `single` entry of `var` at `step` (already mapped by
@@ -834,7 +1025,7 @@ impl Domains {
         debug_assert!(lit.var == x && lit.next == next);
         let ((_, mine_f), (other_t, other_f)) = (sides[mine], sides[1 - mine]);
         if !mine_f || !other_f {
-            self.entailed[key] = true;
+            self.entail(key);
             return true;
         }
         if other_t {
@@ -1110,8 +1301,10 @@ impl Domains {
         }
         self.entail_seen[key] = self.tick;
         let (t, f) = self.truth(p, e, ctx);
-        self.entailed[key] = t && !f;
-        self.entailed[key]
+        if t && !f {
+            self.entail(key);
+        }
+        t && !f
     }
 
     /// Whether invariant atom `c` is known to hold at `t` (it is checked).
@@ -1142,7 +1335,7 @@ impl Domains {
         };
         if holds {
             for k in group.atoms.clone().filter_map(key) {
-                self.entailed[k] = true;
+                self.entail(k);
             }
         }
         holds
@@ -1476,6 +1669,39 @@ mod tests {
             }
         }
         assert_eq!(checked, 3 * 16 * 2 * 4);
+    }
+
+    /// The probes decide what the passes leave open: on numbrix-9x9-s1
+    /// the passes leave `pos` two values at four steps (only the
+    /// no-revisit constraint orders those cells). After the probes one
+    /// path is left, and it is a solution (the puzzle's only one): the
+    /// probes removed no value it has. (Their soundness elsewhere: the
+    /// engines' differential tests against brute force.)
+    #[test]
+    fn probes_decide_what_the_passes_leave_open() {
+        let root = env!("CARGO_MANIFEST_DIR");
+        let file = "models/bench/numbrix-9x9-s1.txt";
+        let text = std::fs::read_to_string(format!("{root}/{file}")).unwrap();
+        let puzzle = crate::grid::parse::parse(&text).unwrap();
+        let k = puzzle.open_count() - 1;
+        let sat = crate::grid::strengthen::sat_options(&puzzle);
+        let sys = crate::grid::compile::compile_model(&puzzle, &sat).0;
+        let d = Domains::compute(&sys, k);
+        assert_eq!(d.open(), Some(false), "{file}: copies left open");
+        let states = (0..=k)
+            .map(|t| {
+                let value = |(i, var): (usize, &crate::ir::Var)| {
+                    let j = d.only(VarId(i as u32), t).expect("one value");
+                    crate::bmc::unroll::nth_value(&var.domain, j)
+                };
+                sys.vars.iter().enumerate().map(value).collect()
+            })
+            .collect();
+        let trace = crate::ir::Trace {
+            states,
+            loop_start: None,
+        };
+        assert_eq!(sys.check(&trace), Ok(()), "{file}");
     }
 
     /// A counter `x` on a line `0..=5` that moves by one (or stays), must
