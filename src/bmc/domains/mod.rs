@@ -507,8 +507,8 @@ impl Domains {
                 continue; // narrowed by an earlier probe
             }
             for j in values {
-                if self.counts[self.copy_index(x, t)] < 2 {
-                    break; // closed since
+                if self.counts[self.copy_index(x, t)] < 2 || self.work > BUDGET {
+                    break; // closed since, or out of budget
                 }
                 if !self.allowed(x, t)[j] {
                     continue; // gone since
@@ -558,24 +558,30 @@ impl Domains {
         let tick = self.tick + 1;
         let n = self.frozen.len();
         let mut wiped = false;
-        for c in 0..self.changed.len() {
-            if self.changed[c] <= trail.since {
+        // The steps with a removal since, and there the copies with one.
+        for s in 0..self.steps {
+            if self.step_changed[s] <= trail.since {
                 continue;
             }
-            let (var, s) = (VarId((c % n) as u32), c / n);
-            wiped |= self.counts[c] == 0;
-            let at = self.at(var, s);
-            let mut back = 0;
-            for j in 0..self.sizes[var.index()] {
-                if self.gone[at + j] > trail.since {
-                    self.gone[at + j] = 0;
-                    self.bits[at + j] = true;
-                    back += 1;
+            for c in s * n..(s + 1) * n {
+                if self.changed[c] <= trail.since {
+                    continue;
                 }
+                let var = VarId((c % n) as u32);
+                wiped |= self.counts[c] == 0;
+                let at = self.at(var, s);
+                let mut back = 0;
+                for j in 0..self.sizes[var.index()] {
+                    if self.gone[at + j] > trail.since {
+                        self.gone[at + j] = 0;
+                        self.bits[at + j] = true;
+                        back += 1;
+                    }
+                }
+                self.counts[c] += back;
+                self.single[c] = self.single_left(var, s, self.counts[c]);
+                self.changed[c] = tick;
             }
-            self.counts[c] += back;
-            self.single[c] = self.single_left(var, s, self.counts[c]);
-            self.changed[c] = tick;
             self.step_changed[s] = tick;
         }
         for &key in &trail.entailed {
@@ -713,12 +719,15 @@ impl Domains {
     }
 
     /// Remembers atom `key` as entailed (on the probe's trail, if one
-    /// runs: it may not be once the probe's removals are undone).
+    /// runs and it was not: it may not be once the probe's removals are
+    /// undone).
     fn entail(&mut self, key: usize) {
-        self.entailed[key] = true;
         if let Some(trail) = &mut self.trail {
-            trail.entailed.push(key as u32);
+            if !self.entailed[key] {
+                trail.entailed.push(key as u32);
+            }
         }
+        self.entailed[key] = true;
     }
 
     /// The `single` entry of `var` at `step` (already mapped by
