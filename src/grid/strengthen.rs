@@ -15,8 +15,6 @@
 //! Manhattan or king distance); on orthogonal grids, which are bipartite,
 //! the step of a cell also has a fixed parity.
 
-use std::collections::VecDeque;
-
 use thiserror::Error;
 
 use super::compile::{CompileOptions, Extra, Givens, GridVars, NoRevisit};
@@ -570,15 +568,18 @@ pub(super) fn adjacency(p: &Puzzle) -> Vec<Vec<CellId>> {
 pub(super) fn distances(adj: &[Vec<CellId>], from: CellId) -> Vec<Option<usize>> {
     let mut dist = vec![None; adj.len()];
     dist[from.index()] = Some(0);
-    // Every cell enters the queue at most once: no growing.
-    let mut queue = VecDeque::with_capacity(adj.len());
-    queue.push_back(from);
-    while let Some(c) = queue.pop_front() {
-        let d = dist[c.index()].unwrap_or(0);
+    // Breadth first: every cell enters the queue at most once, and the
+    // cells at distance `d` come before those at `d + 1`.
+    let mut queue = Vec::with_capacity(adj.len());
+    queue.push(from);
+    let mut next = 0;
+    while let Some(&c) = queue.get(next) {
+        next += 1;
+        let d = dist[c.index()].map_or(0, |d| d + 1);
         for &n in &adj[c.index()] {
             if dist[n.index()].is_none() {
-                dist[n.index()] = Some(d + 1);
-                queue.push_back(n);
+                dist[n.index()] = Some(d);
+                queue.push(n);
             }
         }
     }
