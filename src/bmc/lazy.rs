@@ -141,14 +141,14 @@ impl Lazy {
 /// shorter cycle) is left out.
 pub(crate) fn hint_cuts(sys: &System) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
-    let mut to = Vec::new();
+    let mut scratch = CycleScratch::default();
     for (h, hint) in sys.acyclic.iter().enumerate() {
         // A node of `target` is one of `succ`.
         if hint.succ.len() != hint.target.len() {
             continue;
         }
         for (c, cut) in hint.cuts.iter().enumerate() {
-            if is_cycle(cut, &hint.target, &mut to) {
+            if is_cycle(cut, &hint.target, &mut scratch) {
                 out.push((h, c));
             }
         }
@@ -156,27 +156,55 @@ pub(crate) fn hint_cuts(sys: &System) -> Vec<(usize, usize)> {
     out
 }
 
+/// [`is_cycle`]'s buffers, kept between calls: `pos[node]` is the
+/// node's position in the cut being looked at (`usize::MAX`: not in it;
+/// every entry is that again between calls), `to[k]` the position of the
+/// node the `k`-th pointer points at.
+#[derive(Default)]
+pub(crate) struct CycleScratch {
+    pos: Vec<usize>,
+    to: Vec<usize>,
+}
+
 /// Whether the pointers `cut` (node, value index; in any order) form one
-/// cycle through all their nodes in the graph `target`; `to` is scratch.
+/// cycle through all their nodes in the graph `target`. Linear in the
+/// cut's length (a cut of a 9x9 board's ring has dozens of pointers).
 pub(crate) fn is_cycle(
     cut: &[(usize, usize)],
     target: &[Vec<Option<usize>>],
-    to: &mut Vec<usize>,
+    scratch: &mut CycleScratch,
 ) -> bool {
     let n = cut.len();
+    let CycleScratch { pos, to } = scratch;
+    if pos.len() < target.len() {
+        pos.resize(target.len(), usize::MAX);
+    }
+    // Each node once, and in range.
+    let mut entered = 0;
+    let mut once = true;
+    for (k, &(i, _)) in cut.iter().enumerate() {
+        if i >= target.len() || pos[i] != usize::MAX {
+            once = false;
+            break;
+        }
+        pos[i] = k;
+        entered += 1;
+    }
     // The position in `cut` of the node each pointer points at.
     to.clear();
-    for (k, &(i, v)) in cut.iter().enumerate() {
-        let Some(j) = target.get(i).and_then(|t| t.get(v)).copied().flatten() else {
-            return false;
-        };
-        if cut[..k].iter().any(|&(x, _)| x == i) {
-            return false;
+    if once {
+        for &(i, v) in cut {
+            match target[i].get(v).copied().flatten().map(|j| pos.get(j)) {
+                Some(Some(&p)) if p != usize::MAX => to.push(p),
+                _ => break,
+            }
         }
-        match cut.iter().position(|&(x, _)| x == j) {
-            Some(p) => to.push(p),
-            None => return false,
-        }
+    }
+    for &(i, _) in &cut[..entered] {
+        pos[i] = usize::MAX;
+    }
+    if to.len() < n {
+        return false;
     }
     // Following the pointers from the first comes back after `n` moves,
     // and no sooner.

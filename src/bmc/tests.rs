@@ -1797,7 +1797,7 @@ fn a_hints_cuts_forbid_their_cycles_up_front_and_only_cycles() {
         vec![(0, v(0, 1)), (9, 0)],
     ] {
         assert!(
-            !lazy::is_cycle(&bad, &sys.acyclic[0].target, &mut Vec::new()),
+            !lazy::is_cycle(&bad, &sys.acyclic[0].target, &mut Default::default()),
             "{bad:?}"
         );
         sys.acyclic[0].cuts = vec![bad];
