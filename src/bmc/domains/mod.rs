@@ -1713,6 +1713,67 @@ mod tests {
         assert_eq!(sys.check(&trace), Ok(()), "{file}");
     }
 
+    /// A probe's undo gives back exactly the sets and entailed atoms it
+    /// started from, whatever the probe found: every value of every copy
+    /// an ambiguous 4x4 numbrix leaves open is probed by hand (narrowed,
+    /// settled by the passes, undone) and the records compared.
+    #[test]
+    fn a_probes_undo_gives_back_what_it_started_from() {
+        let text = "variant: numbrix\n1 . . .\n. . . .\n. . . .\n. . . .\n";
+        let puzzle = crate::grid::parse::parse(text).unwrap();
+        let k = puzzle.open_count() - 1;
+        let sat = crate::grid::strengthen::sat_options(&puzzle);
+        let sys = crate::grid::compile::compile_model(&puzzle, &sat).0;
+        let mut d = Domains::compute(&sys, k);
+        let m = Model::new(&sys, k, &[]);
+        let n = sys.vars.len();
+        let open: Vec<(VarId, usize)> = (0..d.counts.len())
+            .filter(|&c| d.counts[c] >= 2 && !d.frozen[c % n])
+            .map(|c| (VarId((c % n) as u32), c / n))
+            .collect();
+        assert!(
+            open.len() > 16,
+            "{} copies open: no ambiguous board",
+            open.len()
+        );
+        let (mut probes, mut spread, mut wiped) = (0, 0, 0);
+        for (x, t) in open {
+            let values: Vec<usize> = (0..d.sizes[x.index()])
+                .filter(|&j| d.allowed(x, t)[j])
+                .collect();
+            for j in values {
+                let before = (
+                    d.bits.clone(),
+                    d.counts.clone(),
+                    d.single.clone(),
+                    d.entailed.clone(),
+                );
+                d.trail = Some(Trail {
+                    since: d.tick,
+                    ..Trail::default()
+                });
+                d.remove_all(x, t, |_, i| i != j);
+                let narrowed = d.tick;
+                d.passes(&m, Some(t), &|| false);
+                spread += usize::from(d.tick > narrowed);
+                wiped += usize::from(d.undo());
+                probes += 1;
+                let after = (
+                    d.bits.clone(),
+                    d.counts.clone(),
+                    d.single.clone(),
+                    d.entailed.clone(),
+                );
+                assert!(after == before, "{x:?}@{t}={j}: not given back");
+                assert!(d.trail.is_none());
+            }
+        }
+        // The probes did more than narrow a copy: the passes removed
+        // values after them, and some emptied a set.
+        assert!(spread > probes / 2, "{spread} of {probes} probes spread");
+        assert!(wiped > 0, "no probe emptied a set ({probes} probes)");
+    }
+
     /// A counter `x` on a line `0..=5` that moves by one (or stays), must
     /// end on 5 at bound 5: at step `t` it can only be `t`.
     #[test]
