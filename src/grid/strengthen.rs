@@ -575,10 +575,10 @@ pub(super) fn distances(adj: &[Vec<CellId>], from: CellId) -> Vec<Option<usize>>
     let mut next = 0;
     while let Some(&c) = queue.get(next) {
         next += 1;
-        let d = dist[c.index()].map_or(0, |d| d + 1);
+        let one_more = dist[c.index()].map_or(0, |d| d + 1);
         for &n in &adj[c.index()] {
             if dist[n.index()].is_none() {
-                dist[n.index()] = Some(d);
+                dist[n.index()] = Some(one_more);
                 queue.push(n);
             }
         }
