@@ -180,12 +180,11 @@ pub(crate) fn is_cycle(
     if pos.len() < target.len() {
         pos.resize(target.len(), usize::MAX);
     }
-    // Each node once, and in range.
+    // Each node once, and in range: `entered` of them are, up to the
+    // first that is not.
     let mut entered = 0;
-    let mut once = true;
     for (k, &(i, _)) in cut.iter().enumerate() {
         if i >= target.len() || pos[i] != usize::MAX {
-            once = false;
             break;
         }
         pos[i] = k;
@@ -193,7 +192,7 @@ pub(crate) fn is_cycle(
     }
     // The position in `cut` of the node each pointer points at.
     to.clear();
-    if once {
+    if entered == n {
         for &(i, v) in cut {
             match target[i].get(v).copied().flatten().map(|j| pos.get(j)) {
                 Some(Some(&p)) if p != usize::MAX => to.push(p),

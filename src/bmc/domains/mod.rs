@@ -478,23 +478,15 @@ impl Domains {
         let n = self.frozen.len();
         let mut open = Vec::new();
         let mut values = 0;
-        for (c, &count) in self.counts.iter().enumerate() {
-            // A frozen variable's copy is at step 0 only (its entries at
-            // the other steps are not kept up to date).
-            if count < 2 {
-                continue;
+        for c in (0..self.counts.len()).filter(|&c| self.copy_open(c)) {
+            values += self.counts[c] as usize;
+            // A frozen copy is read at every step: not probed (the passes
+            // from one step would not reach the others).
+            if self.frozen[c % n] || open.len() == PROBE_COPIES || values > PROBE_VALUES {
+                self.open = Some(true);
+                return;
             }
-            let frozen = self.frozen[c % n];
-            if c < n || !frozen {
-                values += count as usize;
-                // A frozen copy is read at every step: not probed (the
-                // passes from one step would not reach the others).
-                if frozen || open.len() == PROBE_COPIES || values > PROBE_VALUES {
-                    self.open = Some(true);
-                    return;
-                }
-                open.push((VarId((c % n) as u32), c / n));
-            }
+            open.push((VarId((c % n) as u32), c / n));
         }
         if open.is_empty() {
             self.open = Some(false);
@@ -503,12 +495,9 @@ impl Domains {
         for (x, t) in open {
             let allowed = self.allowed(x, t);
             let values: Vec<usize> = (0..allowed.len()).filter(|&j| allowed[j]).collect();
-            if values.len() < 2 {
-                continue; // narrowed by an earlier probe
-            }
             for j in values {
                 if self.counts[self.copy_index(x, t)] < 2 || self.work > BUDGET {
-                    break; // closed since, or out of budget
+                    break; // closed (by an earlier probe), or out of budget
                 }
                 if !self.allowed(x, t)[j] {
                     continue; // gone since
@@ -534,6 +523,15 @@ impl Domains {
                 }
             }
         }
+    }
+
+    /// Whether copy `c` (an index of `counts`) has two values or more
+    /// left and is kept up to date: a frozen variable's copy is at step 0
+    /// only (its entries at the other steps are not).
+    #[inline]
+    fn copy_open(&self, c: usize) -> bool {
+        let n = self.frozen.len();
+        self.counts[c] >= 2 && (c < n || !self.frozen[c % n])
     }
 
     /// Whether some copy at `t` (of a variable that is not frozen), or of
@@ -621,12 +619,10 @@ impl Domains {
         let (k, sys) = (m.k, m.sys);
         // One value left everywhere: the path is read off the sets
         // ([`crate::bmc::unroll::Unroller::determined`]), nothing is encoded.
-        let n = sys.vars.len();
-        let single = |(i, &c): (usize, &u32)| c <= 1 || (i >= n && self.frozen[i % n]);
         // Known when the probes found no copy to probe, or too many.
         let open = match self.open {
             Some(open) => open,
-            None => !self.counts.iter().enumerate().all(single),
+            None => (0..self.counts.len()).any(|c| self.copy_open(c)),
         };
         self.open = Some(open);
         if !open {
