@@ -3,7 +3,8 @@
 # the functions of the release `checkmate` binary (scripts/rustc-wrapper.sh
 # hands it to LLD as `--symbol-ordering-file`): the functions a short
 # `checkmate solve` runs, as callgrind meets them, over the 6x6 and 9x9
-# puzzles of models/bench/ (`solve --json` and `solve --count 2 --json`).
+# puzzles of models/bench/ (`solve --json` and `solve --count 2 --json`),
+# those more runs meet first.
 #
 # Why: a short solve runs a few ms, and after a pause (as a user's run, or
 # a benchmark's, starts) much of it is spent fetching its code from
@@ -16,6 +17,16 @@
 # 4.68 -> 4.41; puzzles it never ran: a fresh hidato 10x10 `--count 2`
 # 21.3 -> 20.0, a waypoint 8x8 4.04 -> 3.82. The instructions run are the
 # same (callgrind).
+#
+# Why by how many runs meet a function: in the order first met over all
+# runs (the first run a hidato 6x6 with the SAT solver), the ~670 KB of
+# code numbrix-9x9-s1 runs (no solver: the domain analysis decides it)
+# lay over 1 MB with the others', and a run after a pause took a page
+# fault per 64 KiB of it (fault-around; ~7 us each here): text faults
+# 22-25 -> 15-20, all page faults 70 -> 64 (`perf record -e
+# page-faults`); CPU ms as above, 61 runs: numbrix-9x9-s1 3.19 -> 2.94,
+# waypoint-9x9-unique-s3 2.64 -> 2.39 (41 runs: hidato-9x9-unique-s3
+# 2.48 -> 2.06).
 #
 # The names are mangled with a hash of the crate and the item's path, not
 # its body: editing a function keeps its place; a renamed or new one, or
@@ -49,9 +60,17 @@ done
 # `fn=(id) name` and `cfn=(id) name` name a function the first time a
 # profile mentions it; later mentions give the id alone. A recursive
 # call's name ends in `'2` (callgrind's depth mark), not the symbol's.
+# Each run's functions once, in the order it meets them; then every
+# function by the number of runs that meet it, most first (ties in the
+# order first met): the code every short solve runs (start-up, parsing,
+# the domain analysis, the checks) lies together at the front, and what
+# only some runs need (the SAT solver, the encoder) after it.
 for ((i = 1; i <= runs; i++)); do
-    grep -oE '^c?fn=\([0-9]+\) [^ ]+' "$tmp/$i.out" | cut -d' ' -f2
-done | grep -v '^0x\|^(' | sed "s/'[0-9]*\$//" | awk '!seen[$0]++' >"$tmp/order.txt"
+    grep -oE '^c?fn=\([0-9]+\) [^ ]+' "$tmp/$i.out" | cut -d' ' -f2 |
+        grep -v '^0x\|^(' | sed "s/'[0-9]*\$//" | awk '!seen[$0]++'
+done | awk '!($0 in runs) { first[$0] = NR } { runs[$0]++ }
+    END { for (f in runs) print runs[f], first[f], f }' |
+    sort -k1,1nr -k2,2n | cut -d' ' -f3 >"$tmp/order.txt"
 mv "$tmp/order.txt" scripts/link-order.txt
 touch src/main.rs
 echo "scripts/link-order.txt: $(wc -l <scripts/link-order.txt) functions from $runs runs"
