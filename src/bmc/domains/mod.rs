@@ -830,7 +830,7 @@ impl Domains {
                 _ => m.next_accum[i],
             };
             if let Some(acc) = acc {
-                if self.accumulate(acc, a.var, t, &ctx) {
+                if self.accumulate(acc, a.var, t) {
                     changed = true;
                     watch_here.readers[a.var.index()]
                         .iter()
@@ -890,16 +890,26 @@ impl Domains {
     }
 
     /// Narrows `v` at `t` (> 0) to the image of its accumulator `acc`
-    /// ([`Domains::accumulator_image`]; `ctx` fixes nothing). Whether
-    /// anything was removed.
-    fn accumulate(&mut self, acc: Accumulator, v: VarId, t: usize, ctx: &Ctx) -> bool {
+    /// (with nothing fixed: [`Domains::accumulator_image`] read straight
+    /// off the sets, each copy's place found once; numbrix-9x9-s1 images
+    /// its 75 flags 17,700 times). Whether anything was removed.
+    fn accumulate(&mut self, acc: Accumulator, v: VarId, t: usize) -> bool {
         // The three nodes the expression has.
         self.work += 3;
-        let (t_may, f_may) = self.accumulator_image(acc, v, t, ctx);
+        let sx = self.step_of(acc.x, t);
+        let x_at = self.at(acc.x, sx);
+        let hit = acc.j.is_some_and(|j| self.bits[x_at + j as usize]);
+        let other = self.counts[self.copy_index(acc.x, sx)] > u32::from(hit);
+        let was = self.at(v, self.step_of(v, t - 1));
+        let now = self.at(v, self.step_of(v, t));
+        let may = match self.bits[was] && other {
+            // [false, true]: may be false, may be true.
+            true => [true, self.bits[was + 1] || hit],
+            false => [false, true],
+        };
         // Most images take nothing away (or what is gone already): no
         // call then.
-        let may = [f_may, t_may];
-        let takes = |j: usize| !may[j] && self.ok(ctx, v, t, j);
+        let takes = |j: usize| !may[j] && self.bits[now + j];
         (takes(0) || takes(1)) && self.remove_all(v, t, |_, j| !may[j])
     }
 
