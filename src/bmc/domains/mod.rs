@@ -284,6 +284,7 @@ impl Domains {
     }
 
     /// The allowed value indices of `var` at `step`.
+    #[inline]
     pub fn allowed(&self, var: VarId, step: usize) -> &[bool] {
         let at = self.at(var, self.step_of(var, step));
         &self.bits[at..at + self.sizes[var.index()]]
