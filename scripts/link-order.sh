@@ -71,18 +71,18 @@ for ((i = 1; i <= runs; i++)); do
 done | awk '!($0 in runs) { first[$0] = NR } { runs[$0]++ }
     END { for (f in runs) print runs[f], first[f], f }' |
     sort -k1,1nr -k2,2n | cut -d' ' -f3 >"$tmp/met.txt"
-# What a run outside valgrind runs besides: the C runtime's entry, which
-# callgrind names `(below main)` or not at all, and the vDSO's set-up
-# (valgrind's process has no vDSO: the symbol look-up and its `strcmp`),
-# first; and the C library's string
-# functions in every variant of each family met (`__memmove_avx_…`, but
-# `__memmove_avx512_…` or `__memmove_evex_…` on a CPU with AVX-512: the C
-# library picks one at start-up, and valgrind's CPU has no AVX-512),
-# each family where its first variant is. Names the binary lacks are
-# ignored. Text page faults (`perf record -e page-faults`) of
-# numbrix-9x9-s1 17-19 -> 11, of `--version` 17-18 -> 11; CPU ms after a
-# pause (41 interleaved runs): 2.15 -> 2.09, waypoint-9x9-unique-s3 1.83
-# -> 1.76, `--version` 0.67 -> 0.60.
+# What a run outside valgrind runs besides, first: the C runtime's
+# entry, which callgrind names `(below main)` or not at all, and the
+# vDSO's set-up (valgrind's process has no vDSO: the symbol look-up and
+# its `strcmp`). And the C library's string functions in every variant
+# of each family met (`__memmove_avx_…` under valgrind, whose CPU has no
+# AVX-512, but `__memmove_avx512_…` or `__memmove_evex_…` on one that
+# has: the C library picks one at start-up), each family where its first
+# variant is. Names the binary lacks are ignored. Text page faults
+# (`perf record -e page-faults`) of numbrix-9x9-s1 17-19 -> 11, of
+# `--version` 17-18 -> 11; CPU ms after a pause (41 interleaved runs):
+# 2.15 -> 2.09, waypoint-9x9-unique-s3 1.83 -> 1.76, `--version` 0.67 ->
+# 0.60.
 nm --defined-only "$bin" | awk '{ print $3 }' | sort -u >"$tmp/symbols.txt"
 {
     printf '%s\n' _start __libc_start_main_impl __libc_start_call_main \
