@@ -89,8 +89,11 @@ pub(crate) struct Unroller<'s, S: Sink> {
     pub(crate) defines: FxMap<(u32, At), Term>,
     /// The goal literal per step (only when asked for).
     goals: FxMap<usize, Lit>,
-    /// What each init and next assignment reads (for forced values).
-    reads: analyse::AssignReads,
+    /// What each init and next assignment reads (for forced values),
+    /// worked out the first time a frame the pruned domains do not cover
+    /// asks (a solve at its exact bound never does: a 9x9 puzzle's 150
+    /// assignments cost 139K instructions, 1% of numbrix-9x9-s1's run).
+    reads: std::cell::OnceCell<analyse::AssignReads>,
     /// Per next assignment: the accumulator it is, if it is one.
     accumulators: Vec<Option<Accumulator>>,
     /// A reusable buffer for clauses.
@@ -173,7 +176,7 @@ impl<'s, S: Sink> Unroller<'s, S> {
             gates: FxMap::default(),
             defines: FxMap::default(),
             goals: FxMap::default(),
-            reads: analyse::AssignReads::new(sys),
+            reads: std::cell::OnceCell::new(),
             accumulators: sys
                 .next_assign
                 .iter()
@@ -489,7 +492,8 @@ impl<'s, S: Sink> Unroller<'s, S> {
             }
             false => {
                 let last = (step > 0).then_some(self.forced.as_slice());
-                analyse::forced_values(self.sys, &self.reads, last)
+                let reads = self.reads.get_or_init(|| analyse::AssignReads::new(self.sys));
+                analyse::forced_values(self.sys, reads, last)
             }
         };
         let stored = if step == 0 {
