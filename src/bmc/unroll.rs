@@ -492,7 +492,9 @@ impl<'s, S: Sink> Unroller<'s, S> {
             }
             false => {
                 let last = (step > 0).then_some(self.forced.as_slice());
-                let reads = self.reads.get_or_init(|| analyse::AssignReads::new(self.sys));
+                let reads = self
+                    .reads
+                    .get_or_init(|| analyse::AssignReads::new(self.sys));
                 analyse::forced_values(self.sys, reads, last)
             }
         };
