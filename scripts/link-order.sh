@@ -21,12 +21,14 @@
 # Why by how many runs meet a function: in the order first met over all
 # runs (the first run a hidato 6x6 with the SAT solver), the ~670 KB of
 # code numbrix-9x9-s1 runs (no solver: the domain analysis decides it)
-# lay over 1 MB with the others', and a run after a pause took a page
-# fault per 64 KiB of it (fault-around; ~7 us each here): text faults
-# 22-25 -> 15-20, all page faults 70 -> 64 (`perf record -e
-# page-faults`); CPU ms as above, 61 runs: numbrix-9x9-s1 3.19 -> 2.94,
-# waypoint-9x9-unique-s3 2.64 -> 2.39 (41 runs: hidato-9x9-unique-s3
-# 2.48 -> 2.06).
+# lay over 1 MB with the others', a page fault per 64 KiB of it after a
+# pause (fault-around): text faults 22-25 -> 15-20 (`perf record -e
+# page-faults`). Its CPU time did not measurably move: five binaries of
+# 2026-12-07 with the old and new orders, each copied afresh, ran
+# numbrix-9x9-s1 in 2.94-2.98 ms and `--version` in 0.81-0.83 ms
+# (medians of 61 interleaved runs). (Earlier gains of 8-14% came from
+# comparing an old file with fresh copies: see scripts/rustc-wrapper.sh
+# on how a file's page-cache state moves short runs.)
 #
 # The names are mangled with a hash of the crate and the item's path, not
 # its body: editing a function keeps its place; a renamed or new one, or
@@ -79,10 +81,8 @@ done | awk '!($0 in runs) { first[$0] = NR } { runs[$0]++ }
 # AVX-512, but `__memmove_avx512_…` or `__memmove_evex_…` on one that
 # has: the C library picks one at start-up), each family where its first
 # variant is. Names the binary lacks are ignored. Text page faults
-# (`perf record -e page-faults`) of numbrix-9x9-s1 17-19 -> 11, of
-# `--version` 17-18 -> 11; CPU ms after a pause (41 interleaved runs):
-# 2.15 -> 2.09, waypoint-9x9-unique-s3 1.83 -> 1.76, `--version` 0.67 ->
-# 0.60.
+# (`perf record -e page-faults`) of numbrix-9x9-s1 17-19 -> 11-13, of
+# `--version` 17-18 -> 11 (CPU time, as above, within the noise).
 nm --defined-only "$bin" | awk '{ print $3 }' | sort -u >"$tmp/symbols.txt"
 {
     printf '%s\n' _start __libc_start_main_impl __libc_start_call_main \
