@@ -80,7 +80,7 @@ done | awk '!($0 in runs) { first[$0] = NR } { runs[$0]++ }
 # of each family met (`__memmove_avx_…` under valgrind, whose CPU has no
 # AVX-512, but `__memmove_avx512_…` or `__memmove_evex_…` on one that
 # has: the C library picks one at start-up), each family where its first
-# variant is. Names the binary lacks are ignored. Text page faults
+# variant is; only names the binary has. Text page faults
 # (`perf record -e page-faults`) of numbrix-9x9-s1 17-19 -> 11-13, of
 # `--version` 17-18 -> 11 (CPU time, as above, within the noise).
 nm --defined-only "$bin" | awk '{ print $3 }' | sort -u >"$tmp/symbols.txt"
@@ -90,8 +90,8 @@ nm --defined-only "$bin" | awk '{ print $3 }' | sort -u >"$tmp/symbols.txt"
         _dl_add_to_namespace_list _dl_setup_hash dl_vdso_vsym \
         _dl_lookup_symbol_x __strcmp_avx2
     cat "$tmp/met.txt"
-} | awk 'NR == FNR { sym[++n] = $0; next }
-        { print }
+} | awk 'NR == FNR { sym[++n] = $0; have[$0] = 1; next }
+        $0 in have { print }
         match($0, /^__(mem|str|stp|rawmem|wmem|wcs)[a-z0-9]*_/) {
             family = substr($0, 1, RLENGTH)
             if (!(family in done)) {
