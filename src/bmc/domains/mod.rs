@@ -93,6 +93,28 @@ type Tick = u32;
 /// No single value left (in [`Domains`]' `single`).
 const NONE: u32 = u32::MAX;
 
+/// The image of an accumulator `next(v) := v | next(x) = c`: whether it
+/// may be true, may be false, given whether `v` may have been false and
+/// true (`was_t` is asked only when it matters) and whether `x` may be
+/// `c` (`hit`) or another value (`other`). False when `v` may have been
+/// false and `x` may be another value than `c`; true when `v` may have
+/// been true or `x` may be `c`, or when false may not be (as
+/// [`Domains::truth`] has it: a disjunct that cannot be false makes the
+/// disjunction true, also when it cannot be true either, on an empty set:
+/// no solution then).
+#[inline(always)]
+fn accumulator_rule(
+    was_f: bool,
+    was_t: impl FnOnce() -> bool,
+    hit: bool,
+    other: bool,
+) -> (bool, bool) {
+    match was_f && other {
+        true => (was_t() || hit, true),
+        false => (true, false),
+    }
+}
+
 /// A `single` entry as an index.
 #[inline]
 fn index(single: u32) -> Option<usize> {
@@ -891,7 +913,7 @@ impl Domains {
     }
 
     /// Narrows `v` at `t` (> 0) to the image of its accumulator `acc`
-    /// (with nothing fixed: [`Domains::accumulator_image`] read straight
+    /// ([`accumulator_rule`], with nothing fixed: the inputs read straight
     /// off the sets, each copy's place found once; numbrix-9x9-s1 images
     /// its 75 flags 17,700 times). Whether anything was removed.
     fn accumulate(&mut self, acc: Accumulator, v: VarId, t: usize) -> bool {
@@ -903,13 +925,10 @@ impl Domains {
         let other = self.counts[self.copy_index(acc.x, sx)] > u32::from(hit);
         let was = self.at(v, self.step_of(v, t - 1));
         let now = self.at(v, self.step_of(v, t));
-        let may = match self.bits[was] && other {
-            // [false, true]: may be false, may be true.
-            true => [true, self.bits[was + 1] || hit],
-            false => [false, true],
-        };
+        let (t_may, f_may) = accumulator_rule(self.bits[was], || self.bits[was + 1], hit, other);
         // Most images take nothing away (or what is gone already): no
         // call then.
+        let may = [f_may, t_may];
         let takes = |j: usize| !may[j] && self.bits[now + j];
         (takes(0) || takes(1)) && self.remove_all(v, t, |_, j| !may[j])
     }
@@ -1059,12 +1078,7 @@ impl Domains {
     }
 
     /// Whether the accumulator `acc` of `v` can make `v` true, and false,
-    /// at `step` (> 0) under `ctx`: false when `v` may have been false
-    /// (at `step - 1`) and `x` may be another value than `c` (at `step`);
-    /// true when `v` may have been true or `x` may be `c`, or when false
-    /// may not be (as [`Domains::truth`] has it: a disjunct that cannot be
-    /// false makes the disjunction true, also when it cannot be true
-    /// either, on an empty set: no solution then).
+    /// at `step` (> 0) under `ctx` ([`accumulator_rule`]).
     #[inline(always)]
     fn accumulator_image(
         &self,
@@ -1075,10 +1089,8 @@ impl Domains {
     ) -> (bool, bool) {
         let hit = acc.j.is_some_and(|j| self.ok(ctx, acc.x, step, j as usize));
         let other = self.n_ok(ctx, acc.x, step) > hit as usize;
-        match (self.ok(ctx, v, step - 1, 0), other) {
-            (true, true) => (self.ok(ctx, v, step - 1, 1) || hit, true),
-            _ => (true, false),
-        }
+        let was_t = || self.ok(ctx, v, step - 1, 1);
+        accumulator_rule(self.ok(ctx, v, step - 1, 0), was_t, hit, other)
     }
 
     /// Sets `wake` for the readers in `w` of the copies at `step` that
