@@ -13,7 +13,8 @@
 #
 # Times are CPU seconds (user + system) of the measured process, median of
 # RUNS runs (NUSMV_RUNS for NuSMV, default RUNS): the machine is shared, and CPU time is what contention disturbs
-# least. Beside them, the wall time of `--count 2` (what a user waits: on
+# least. The first-solution runs alternate with NuSMV BDD's (see
+# `alternate`), so the BDD ratio compares runs made in the same spells. Beside them, the wall time of `--count 2` (what a user waits: on
 # a hard puzzle `solve` races two seeded searches on two cores, `--jobs`,
 # so its CPU time can be up to twice its wall time; puzzles answered
 # within a quarter of a second never race). Every run is killed after TIMEOUT seconds; a run that hits it is
@@ -111,6 +112,38 @@ timed() {
     W=$(printf '%s\n' "${walls[@]}" | median)
 }
 
+# alternate LABEL_A LABEL_B: `timed` for two commands, "${cmd_a[@]}"
+# ($n runs) and "${cmd_b[@]}" ($n_b runs), their runs alternated (a b a b
+# ... a a): sets T_A, ST_A, OUT_A and T_B, ST_B, OUT_B as `timed` sets
+# T, ST and OUT; a command that hits the timeout is not run again.
+# Why: this machine drifts between fast and slow spells of seconds to
+# minutes (NuSMV BDD on numbrix-9x9-s1: 0.20-0.37 s CPU within one hour,
+# checkmate 2.0-3.0 ms), and the two tools measured in a block each could
+# land in different spells: the 9x9 ratios of one puzzle moved 89-156x
+# from one block pair to the next. Alternated, both see the same spells;
+# neither runs warm on the heels of its own last run (checkmate runs
+# after NuSMV's 200 MB of BDDs have gone through the caches).
+alternate() {
+    local as=() bs=() cpu wall kb status
+    OUT_A=$tmp/$1.out
+    OUT_B=$tmp/$2.out
+    T_A= T_B= ST_A= ST_B=
+    for ((i = 0; i < n || i < n_b; i++)); do
+        if ((i < n)) && [[ -z $T_A ]]; then
+            read -r cpu wall kb status < <(measure "$limit" "$OUT_A" "${cmd_a[@]}")
+            ST_A=$status
+            [[ $status == timeout ]] && T_A=">$limit" || as+=("$cpu")
+        fi
+        if ((i < n_b)) && [[ -z $T_B ]]; then
+            read -r cpu wall kb status < <(measure "$limit" "$OUT_B" "${cmd_b[@]}")
+            ST_B=$status
+            [[ $status == timeout ]] && T_B=">$limit" || bs+=("$cpu")
+        fi
+    done
+    [[ -n $T_A ]] || T_A=$(printf '%s\n' "${as[@]}" | median)
+    [[ -n $T_B ]] || T_B=$(printf '%s\n' "${bs[@]}" | median)
+}
+
 # ratio A B: "A / B" as "123×" (">123×" when A timed out).
 ratio() {
     local a=${1#>} b=$2 more=""
@@ -143,7 +176,7 @@ else: print("unknown")' "$1"
 
 version=$(nusmv_version "$nusmv" || echo "NuSMV: not run")
 echo "checkmate $bin_label (release, batsat); $version;"
-echo "CPU seconds, median of $runs runs ($nusmv_runs for NuSMV); timeout ${limit} s; ratios = NuSMV / checkmate time to first solution"
+echo "CPU seconds, median of $runs runs ($nusmv_runs for NuSMV); timeout ${limit} s; ratios = NuSMV / checkmate time to first solution (BDD runs alternated with checkmate's)"
 echo
 header="| puzzle | open | bound | vars | clauses | answer | first (s) | unique (s) | unique wall (s) | peak MB |"
 rule="|---|---:|---:|---:|---:|---|---:|---:|---:|---:|"
@@ -160,7 +193,17 @@ for f in "${files[@]}"; do
     k=$(grep -m1 -o 'bmc_length [0-9]*' "$tmp/model.smv" | cut -d' ' -f2)
 
     n=$runs
-    timed first "$bin" solve --json --quiet --timeout "$limit" "$f"
+    cmd_a=("$bin" solve --json --quiet --timeout "$limit" "$f")
+    if ((nusmv_bdd)); then
+        # The first solution side by side with NuSMV BDD (`alternate`).
+        cmd_b=("$nusmv" "$tmp/model.smv")
+        n_b=$nusmv_runs
+        alternate first nusmv-bdd
+        bdd_t=$T_B bdd_st=$ST_B bdd_out=$OUT_B
+        T=$T_A OUT=$OUT_A
+    else
+        timed first "${cmd_a[@]}"
+    fi
     first=$T
     [[ $(answer "$OUT") == @(unknown|error) ]] && first=">$limit"
     timed unique "$bin" solve --count 2 --json --quiet --timeout "$limit" "$f"
@@ -186,8 +229,12 @@ for f in "${files[@]}"; do
         [[ $engine == bmc ]] && ((!nusmv_bmc)) && continue
         args=()
         [[ $engine == bmc ]] && args=(-bmc -bmc_length "$k")
-        n=$nusmv_runs
-        timed "nusmv-$engine" "$nusmv" "${args[@]}" "$tmp/model.smv"
+        if [[ $engine == bdd ]]; then
+            T=$bdd_t ST=$bdd_st OUT=$bdd_out
+        else
+            n=$nusmv_runs
+            timed "nusmv-$engine" "$nusmv" "${args[@]}" "$tmp/model.smv"
+        fi
         cell=$(fmt "$T")
         if [[ $ST == error ]]; then
             # NuSMV 2.5.4's BMC dies with SIGSEGV on the larger hidato models.

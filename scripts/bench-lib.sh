@@ -60,7 +60,7 @@ with open(out, "w") as f:
     timer.cancel()
     p.returncode = code
 status = "timeout" if killed.is_set() else ("ok" if code == 0 else "error")
-print(f"{r.ru_utime + r.ru_stime:.4f} {wall:.4f} {r.ru_maxrss} {status}")
+print(f"{r.ru_utime + r.ru_stime:.6f} {wall:.6f} {r.ru_maxrss} {status}")
 PY
 }
 
