@@ -401,6 +401,16 @@ pub(super) struct Model<'s> {
     pub(super) trans_clause: Vec<Option<Clause>>,
     /// Per next assignment, its [`Accumulator`] form when it has one.
     pub(super) next_accum: Vec<Option<Accumulator>>,
+    /// Per next assignment that has the form of an [`Accumulator`]
+    /// (`next(v) := v | next(x) = c`, also when [`Accumulator`]s are not
+    /// used): the other variables the invariants that read `v` read. The
+    /// sweep of [`Domains::compute_skipping`](super::Domains::compute_skipping)
+    /// leaves its image out at a step where each of them has one value.
+    /// By the index of the list in `unswept_lists` (`u32::MAX`: not of
+    /// that form): one list serves many (a path's flags, all read with
+    /// `step`).
+    pub(super) unswept: Vec<u32>,
+    pub(super) unswept_lists: Vec<Vec<VarId>>,
     /// The disjuncts of each compiled atom and assignment, by the same
     /// index.
     pub(super) invar_parts: Vec<Parts>,
@@ -835,7 +845,10 @@ impl<'s> Model<'s> {
         let next_accum = (sys.next_assign.iter().zip(&next_assign_n))
             .map(|(a, &n)| Accumulator::of(&prog, a.var, n).filter(|_| !generic_only()))
             .collect();
+        let (unswept, unswept_lists) = unswept(sys, &prog, &next_assign_n, &invar_reads);
         Model {
+            unswept,
+            unswept_lists,
             trans_clause,
             groups,
             invar_group,
@@ -876,6 +889,48 @@ impl<'s> Model<'s> {
             k,
         }
     }
+}
+
+/// [`Model::unswept`] and its lists: per next assignment of the form of
+/// an accumulator, the variables other than its own that the invariant
+/// atoms reading its variable read (sorted, once each).
+fn unswept(
+    sys: &System,
+    prog: &Program,
+    next_n: &[NodeId],
+    invar_reads: &[Reads],
+) -> (Vec<u32>, Vec<Vec<VarId>>) {
+    let shaped: Vec<bool> = (sys.next_assign.iter().zip(next_n))
+        .map(|(a, &n)| Accumulator::of(prog, a.var, n).is_some())
+        .collect();
+    let mut others: Vec<Option<Vec<VarId>>> = vec![None; sys.vars.len()];
+    for (a, _) in sys.next_assign.iter().zip(&shaped).filter(|(_, &s)| s) {
+        others[a.var.index()] = Some(Vec::new());
+    }
+    for r in invar_reads {
+        for &v in &r.cur {
+            if let Some(vs) = &mut others[v.index()] {
+                vs.extend(r.cur.iter().filter(|&&w| w != v));
+            }
+        }
+    }
+    let mut lists: Vec<Vec<VarId>> = Vec::new();
+    let index = (sys.next_assign.iter().zip(&shaped))
+        .map(|(a, &shaped)| {
+            let Some(vs) = others[a.var.index()].as_mut().filter(|_| shaped) else {
+                return u32::MAX;
+            };
+            let mut vs = std::mem::take(vs);
+            vs.sort_unstable();
+            vs.dedup();
+            let at = lists.iter().position(|l| *l == vs).unwrap_or_else(|| {
+                lists.push(vs);
+                lists.len() - 1
+            });
+            at as u32
+        })
+        .collect();
+    (index, lists)
 }
 
 impl Model<'_> {
