@@ -14,7 +14,8 @@
 # Times are CPU seconds (user + system) of the measured process, median of
 # RUNS runs (NUSMV_RUNS for NuSMV, default RUNS): the machine is shared, and CPU time is what contention disturbs
 # least. The first-solution runs alternate with NuSMV BDD's (see
-# `alternate`), so the BDD ratio compares runs made in the same spells. Beside them, the wall time of `--count 2` (what a user waits: on
+# `alternate`), so the BDD ratio compares runs made in the same spells.
+# Beside them, the wall time of `--count 2` (what a user waits: on
 # a hard puzzle `solve` races two seeded searches on two cores, `--jobs`,
 # so its CPU time can be up to twice its wall time; puzzles answered
 # within a quarter of a second never race). Every run is killed after TIMEOUT seconds; a run that hits it is
@@ -120,7 +121,9 @@ timed() {
 # minutes (NuSMV BDD on numbrix-9x9-s1: 0.20-0.37 s CPU within one hour,
 # checkmate 2.0-3.0 ms), and the two tools measured in a block each could
 # land in different spells: the 9x9 ratios of one puzzle moved 89-156x
-# from one block pair to the next. Alternated, both see the same spells;
+# from one block pair to the next. Alternated, both see the same spells
+# (the ratio still moves with them: samples of 5 pairs on numbrix-9x9-s1
+# gave 96-175x, so take NUSMV_RUNS = RUNS where NuSMV is quick), and
 # neither runs warm on the heels of its own last run (checkmate runs
 # after NuSMV's 200 MB of BDDs have gone through the caches).
 alternate() {

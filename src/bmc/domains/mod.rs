@@ -419,8 +419,8 @@ impl Domains {
         // flags here, and the flags a step ahead that the first pass's
         // checks read would only have been images of supersets of the
         // flags checked, which support every value of those. Instructions
-        // (`solve`): numbrix-9x9-s1 13.68M -> 13.43M, hidato-9x9-unique-s3
-        // 8.74M -> 8.44M, waypoint (no accumulators in its model) even;
+        // (`solve`): numbrix-9x9-s1 13.68M -> 13.39M, hidato-9x9-unique-s3
+        // 8.74M -> 8.36M, waypoint (no accumulators in its model) even;
         // every CNF and answer of models/bench and models/grid unchanged.
         d.invar_only = true;
         for t in 0..=k {
