@@ -1660,6 +1660,30 @@ mod tests {
         pub(super) static UNSWEPT_OFF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     }
 
+    /// Every grid puzzle of `models/grid`, with its file's path.
+    fn grid_puzzles() -> Vec<(std::path::PathBuf, crate::grid::Puzzle)> {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/models/grid");
+        let paths = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path());
+        paths
+            .map(|path| {
+                let text = std::fs::read_to_string(&path).unwrap();
+                (path, crate::grid::parse::parse(&text).unwrap())
+            })
+            .collect()
+    }
+
+    /// Asserts that `a` and `b`, two analyses of `sys` at bound `k`
+    /// (of the puzzle at `path`), allow the same values everywhere.
+    fn assert_same_sets(a: &Domains, b: &Domains, sys: &System, k: usize, path: &std::path::Path) {
+        for (i, var) in sys.vars.iter().enumerate() {
+            for t in 0..=k {
+                let x = VarId(i as u32);
+                let at = format!("{}: {}@{t} (bound {k})", path.display(), var.name);
+                assert_eq!(a.allowed(x, t), b.allowed(x, t), "{at}");
+            }
+        }
+    }
+
     /// The sweep's leaving out of accumulator images
     /// ([`Domains::unswept`]) changes no set, on every model of every
     /// grid puzzle in `models/grid` (the plain step model, which NuSMV
@@ -1670,12 +1694,8 @@ mod tests {
     /// `models/grid` and `models/bench` up to 15x15 none did.)
     #[test]
     fn the_sweep_leaving_accumulators_out_changes_no_set() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/models/grid");
         let mut skipped = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let text = std::fs::read_to_string(&path).unwrap();
-            let puzzle = crate::grid::parse::parse(&text).unwrap();
+        for (path, puzzle) in grid_puzzles() {
             let k = puzzle.open_count() - 1;
             let models = crate::grid::strengthen::sat_models(&puzzle);
             let systems = std::iter::once(crate::grid::compile::compile(&puzzle))
@@ -1687,13 +1707,7 @@ mod tests {
                     let without = Domains::compute(&sys, k);
                     UNSWEPT_OFF.set(false);
                     skipped += usize::from(with.work < without.work);
-                    for (i, var) in sys.vars.iter().enumerate() {
-                        for t in 0..=k {
-                            let x = VarId(i as u32);
-                            let at = format!("{}: {}@{t} (bound {k})", path.display(), var.name);
-                            assert_eq!(with.allowed(x, t), without.allowed(x, t), "{at}");
-                        }
-                    }
+                    assert_same_sets(&with, &without, &sys, k, &path);
                 }
             }
         }
@@ -1710,12 +1724,8 @@ mod tests {
     /// variants) at their exact bound and one step short of it.
     #[test]
     fn direct_checks_give_the_sets_the_evaluator_gives() {
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/models/grid");
         let mut seen = 0;
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            let text = std::fs::read_to_string(&path).unwrap();
-            let puzzle = crate::grid::parse::parse(&text).unwrap();
+        for (path, puzzle) in grid_puzzles() {
             let k = puzzle.open_count() - 1;
             let sat = crate::grid::strengthen::sat_options(&puzzle);
             let systems = [
@@ -1730,13 +1740,7 @@ mod tests {
                 GENERIC_ONLY.set(true);
                 let slow = Domains::compute(sys, k);
                 GENERIC_ONLY.set(false);
-                for (i, var) in sys.vars.iter().enumerate() {
-                    for t in 0..=k {
-                        let x = VarId(i as u32);
-                        let at = format!("{}: {}@{t} (bound {k})", path.display(), var.name);
-                        assert_eq!(fast.allowed(x, t), slow.allowed(x, t), "{at}");
-                    }
-                }
+                assert_same_sets(&fast, &slow, sys, k, &path);
             }
             let m = Model::new(&systems[0], 1, &[]);
             seen += m.next_accum.iter().flatten().count();

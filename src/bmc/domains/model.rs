@@ -842,10 +842,14 @@ impl<'s> Model<'s> {
         let trans_parts = parts(&trans_n);
         let init_assign_parts = parts(&init_assign_n);
         let next_assign_parts = parts(&next_assign_n);
-        let next_accum = (sys.next_assign.iter().zip(&next_assign_n))
-            .map(|(a, &n)| Accumulator::of(&prog, a.var, n).filter(|_| !generic_only()))
+        let shapes: Vec<Option<Accumulator>> = (sys.next_assign.iter().zip(&next_assign_n))
+            .map(|(a, &n)| Accumulator::of(&prog, a.var, n))
             .collect();
-        let (unswept, unswept_lists) = unswept(sys, &prog, &next_assign_n, &invar_reads);
+        let (unswept, unswept_lists) = unswept(sys, &shapes, &invar_reads);
+        let next_accum = shapes
+            .into_iter()
+            .map(|acc| acc.filter(|_| !generic_only()))
+            .collect();
         Model {
             unswept,
             unswept_lists,
@@ -892,17 +896,15 @@ impl<'s> Model<'s> {
 }
 
 /// [`Model::unswept`] and its lists: per next assignment of the form of
-/// an accumulator, the variables other than its own that the invariant
-/// atoms reading its variable read (sorted, once each).
+/// an accumulator (`shapes`, by assignment), the variables other than its
+/// own that the invariant atoms reading its variable read (sorted, once
+/// each).
 fn unswept(
     sys: &System,
-    prog: &Program,
-    next_n: &[NodeId],
+    shapes: &[Option<Accumulator>],
     invar_reads: &[Reads],
 ) -> (Vec<u32>, Vec<Vec<VarId>>) {
-    let shaped: Vec<bool> = (sys.next_assign.iter().zip(next_n))
-        .map(|(a, &n)| Accumulator::of(prog, a.var, n).is_some())
-        .collect();
+    let shaped: Vec<bool> = shapes.iter().map(Option::is_some).collect();
     let mut others: Vec<Option<Vec<VarId>>> = vec![None; sys.vars.len()];
     for (a, _) in sys.next_assign.iter().zip(&shaped).filter(|(_, &s)| s) {
         others[a.var.index()] = Some(Vec::new());
